@@ -1,0 +1,33 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'cdk.out/', '.rollouts/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // The rollout core is pure: no SDK, no Kubernetes client, no Lambda types, no I/O modules.
+    files: ['shared/rollout/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['@aws-sdk/*', '@kubernetes/*', '@middy/*', '@aws-lambda-powertools/*', 'aws-lambda', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'shared/rollout is pure: no SDK imports.' },
+          { group: ['node:fs', 'node:fs/*', 'node:http', 'node:https', 'node:net', 'node:child_process', 'fs', 'http', 'https', 'net', 'child_process'], message: 'shared/rollout is pure: no I/O.' },
+          { group: ['../adapters/*', '../reconcile/*', '../workloads/*', '../cli/*'], message: 'shared/rollout must not depend on outer layers.' },
+        ],
+      }],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'Use the injected clock (now argument).' },
+        { object: 'Math', property: 'random', message: 'The planner is deterministic.' },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'The planner never reads process.env.' }],
+    },
+  },
+);

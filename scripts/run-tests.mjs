@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// The one test command (`npm test`): builds the Kubernetes test control plane when it is not cached,
+// then runs every test file (unit, infra, integration) under node's built-in runner on Node 22.
+// Usage: node scripts/run-tests.mjs [glob-or-file ...]   (default: all of test/**/*.test.ts)
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  console.error(`run-tests: Node ${process.versions.node} found; the Lambda runtime is Node 22. Run through npm (node@22 is a devDependency).`);
+  process.exit(1);
+}
+
+const build = spawnSync('bash', [path.join(root, 'scripts/build-testplane.sh')], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('run-tests: building the Kubernetes test control plane failed; integration tests cannot run.');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+const patterns = process.argv.slice(2);
+const files = patterns.length > 0 ? patterns : ['test/**/*.test.ts'];
+const args = [
+  '--import', 'tsx',
+  '--test',
+  '--test-concurrency=1',
+  '--test-reporter=spec', '--test-reporter-destination=stdout',
+  `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`, '--test-reporter-destination=stdout',
+  ...files,
+];
+const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: process.env });
+process.exit(run.status ?? 1);

@@ -1,0 +1,105 @@
+// Ports of the reconcile pipeline. Adapters implement them (DynamoDB, Kubernetes, EventBridge,
+// SQS, local); in-memory fakes for unit tests live under test/support.
+import type { KubeObject, KubeWrite, ObjectRef } from '../kube/types.ts';
+import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from '../rollout/types.ts';
+
+export interface Clock {
+  now(): Date;
+}
+
+// ---- Kubernetes -------------------------------------------------------------------------------
+
+export interface ClusterClient {
+  /** One GET; null when the object does not exist. */
+  get(ref: ObjectRef): Promise<KubeObject | null>;
+  /** One LIST by label selector (e.g. "app=web,tier in (a,b)"). */
+  list(apiVersion: string, kind: string, namespace: string, labelSelector: string): Promise<KubeObject[]>;
+  /** Apply one write; throws ConflictError on 409, NotFoundError on 404. Returns the stored object. */
+  write(write: KubeWrite): Promise<KubeObject | null>;
+}
+
+/** Resolves a registered cluster name to a client (EKS token, static endpoint, or local kubeconfig). */
+export interface ClusterProvider {
+  client(cluster: string): Promise<ClusterClient>;
+}
+
+// ---- State store (DynamoDB single table) ------------------------------------------------------
+
+export interface StoredSpec {
+  spec: RolloutSpec;
+  specVersion: number;
+  /** The document as the user applied it (YAML/JSON parsed), returned by `get`. */
+  document: unknown;
+}
+
+export interface HistoryEntry {
+  releaseId: string;
+  /** Deterministic sequence (derived from the STATE version that recorded it). */
+  seq: number;
+  at: string;
+  type: string;
+  phase: string;
+  stepIndex: number | null;
+  message: string;
+  by: string | null;
+}
+
+/** Side effects recorded atomically with a STATE write, flushed after it (transactional outbox). */
+export interface Outbox {
+  history: HistoryEntry[];
+  events: RolloutEvent[];
+}
+
+export interface StoredState {
+  state: ReleaseState;
+  /** Optimistic-concurrency version; 0 when no STATE item exists yet. */
+  version: number;
+  outbox: Outbox;
+}
+
+export interface LoadedRollout {
+  spec: StoredSpec | null;
+  state: StoredState;
+}
+
+export interface ClusterRegistration {
+  name: string;
+  /** EKS cluster (endpoint and CA from DescribeCluster) … */
+  eks?: { clusterName: string; region: string; roleArn?: string };
+  /** … or a static endpoint (non-EKS, local). */
+  endpoint?: { server: string; caData?: string; tokenSecretArn?: string; insecureSkipTlsVerify?: boolean };
+}
+
+export interface StateStore {
+  /** SPEC + STATE of one rollout in one Query. */
+  load(key: RolloutKey): Promise<LoadedRollout>;
+  /** Conditional on the STATE version that was read; throws StaleStateError when someone else wrote first. */
+  saveState(key: RolloutKey, next: { state: ReleaseState; outbox: Outbox }, expectedVersion: number): Promise<number>;
+  /** Idempotent puts of history items (deterministic keys). */
+  putHistory(key: RolloutKey, entries: HistoryEntry[]): Promise<void>;
+  listHistory(key: RolloutKey): Promise<HistoryEntry[]>;
+  /** Put SPEC; conditional on the specVersion read (0 = must not exist). Returns the new specVersion. */
+  putSpec(key: RolloutKey, spec: RolloutSpec, document: unknown, expectedSpecVersion: number): Promise<number>;
+  deleteRollout(key: RolloutKey): Promise<void>;
+  listRollouts(filter?: { cluster?: string; namespace?: string }): Promise<RolloutKey[]>;
+  /** Record a command on STATE once (a duplicate id is a no-op). */
+  recordCommand(key: RolloutKey, command: Command): Promise<'recorded' | 'duplicate'>;
+  /** Keys whose nextWakeAt <= now, from the sparse due-GSI. */
+  queryDue(now: Date, limit?: number): Promise<RolloutKey[]>;
+  putCluster(reg: ClusterRegistration): Promise<void>;
+  getCluster(name: string): Promise<ClusterRegistration | null>;
+  listClusters(): Promise<ClusterRegistration[]>;
+}
+
+// ---- Events and queue -------------------------------------------------------------------------
+
+export interface EventPublisher {
+  publish(events: RolloutEvent[]): Promise<void>;
+}
+
+export interface ReconcileQueue {
+  /** Ask for a reconcile of `key`, optionally after a delay; duplicates within the dedup window collapse. */
+  enqueue(key: RolloutKey, opts?: { delaySeconds?: number; reason?: string }): Promise<void>;
+}
+
+export type { KubeObject, KubeWrite, ObjectRef };

@@ -1,0 +1,218 @@
+// Domain types of the rollout core. Pure data: no SDK, no I/O. Every other layer speaks these.
+
+export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'CloneSet', 'DaemonSet'] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+/** An int (absolute pods) or a percent string such as "50%", exactly as written in the Rollout. */
+export type IntOrPercent = number | `${number}%`;
+
+/** What happens after a step's batch is ready. Normalised from Kruise's `pause: {}` / `pause: {duration}`. */
+export type StepPause =
+  | { type: 'approval' }
+  | { type: 'timed'; seconds: number }
+  | { type: 'none' };
+
+export interface Step {
+  replicas: IntOrPercent;
+  pause: StepPause;
+}
+
+export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** An allowed release window: on `days`, from `start` to `end` (HH:MM, end after start) in `timeZone` (IANA). */
+export interface ReleaseWindow {
+  days: Weekday[];
+  start: string;
+  end: string;
+  timeZone: string;
+}
+
+export interface RolloutKey {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+export interface WorkloadRef {
+  apiVersion: string;
+  kind: WorkloadKind;
+  name: string;
+}
+
+/** A validated, normalised Rollout. Produced only by `parseRollout` (spec.ts). */
+export interface RolloutSpec extends RolloutKey {
+  /** The apiVersion the document was written in (Kruise's or ours). */
+  apiVersion: string;
+  workloadRef: WorkloadRef;
+  /** `strategy.paused`: freezes the whole rollout. */
+  paused: boolean;
+  steps: Step[];
+  /** Kruise failureThreshold, measured on updated pods; null = 0 (every updated pod must be ready). */
+  failureThreshold: IntOrPercent | null;
+  /** Per-batch progress deadline in seconds; null = no deadline. */
+  progressDeadlineSeconds: number | null;
+  /** Return to the stable revision automatically when a batch fails. */
+  rollbackOnFailure: boolean;
+  /** Allowed release windows; empty = always allowed. */
+  windows: ReleaseWindow[];
+  /** A release does not start moving pods before this instant (ISO 8601), if set. */
+  startAt: string | null;
+}
+
+// ---- Release state (persisted on the STATE item) ---------------------------------------------
+
+export const PHASES = ['Healthy', 'Progressing', 'Paused', 'Completed', 'Aborted', 'Failed', 'Degraded'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Kruise step states, in order: Upgrading → Verifying → StepPaused → StepReady → next step. */
+export const STEP_STATES = ['Upgrading', 'Verifying', 'StepPaused', 'StepReady'] as const;
+export type StepState = (typeof STEP_STATES)[number];
+
+/** Why pods are moving: a forward release, a return to stable (abort/failure), or an undo. */
+export type ReleaseKind = 'release' | 'rollback' | 'undo';
+
+export interface Release {
+  /** Deterministic id: `r<seq>`; names history items. */
+  id: string;
+  kind: ReleaseKind;
+  /** Revision running before the release began; where abort returns to. */
+  stableRevision: string;
+  /** Revision being rolled out. */
+  targetRevision: string;
+  /** 0-based index into spec.steps. A rollback/undo uses a single implicit 100% step. */
+  stepIndex: number;
+  stepState: StepState;
+  /** When the current step started upgrading (ISO); the batch deadline counts from here. */
+  stepStartedAt: string;
+  /** When the current batch became ready (ISO); a timed pause counts from here. */
+  stepReadyAt: string | null;
+  /** Workload replicas the current batch was computed for; a change restarts the batch. */
+  observedReplicas: number;
+  startedAt: string;
+  /** Do not move pods before this instant (scheduled release). */
+  notBefore: string | null;
+  /** Set once pods have reached their final distribution and the workload is being handed back. */
+  finalizing: boolean;
+}
+
+export interface ReleaseState {
+  phase: Phase;
+  /** Human-readable reason for the phase (shown by `rollouts get`). */
+  message: string;
+  release: Release | null;
+  /** Last release that ended (for status/history after completion). */
+  lastRelease: Release | null;
+  /** The user's pause (command), independent of spec.strategy.paused. */
+  userPaused: boolean;
+  releaseSeq: number;
+  /** Revision that is known-good on the cluster when no release is running. */
+  stableRevision: string | null;
+  /** Commands recorded by the API, not yet consumed by the planner. */
+  commands: Command[];
+  /** Ids of recently consumed commands (bounded), so a redelivered command applies once. */
+  appliedCommandIds: string[];
+  /** specVersion of the SPEC the state was last planned with. */
+  specVersion: number;
+  /** Next instant the planner wants to run (timed pause end, window opening, deadline). */
+  nextWakeAt: string | null;
+}
+
+// ---- Commands (API verbs) ----------------------------------------------------------------------
+
+export type TemplateChange =
+  | { type: 'images'; images: Record<string, string> }
+  /** A strategic-merge patch of the pod template (spec.template). */
+  | { type: 'templatePatch'; patch: Record<string, unknown> };
+
+export type CommandBody =
+  | { type: 'approve'; stepIndex?: number }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'abort' }
+  | { type: 'undo'; toRevision?: number }
+  | { type: 'release'; change: TemplateChange; startAt?: string }
+  | { type: 'retry' };
+
+export type Command = CommandBody & {
+  /** Client-supplied or API-generated idempotency id; a duplicate id applies once. */
+  id: string;
+  /** When the command was recorded (ISO). */
+  at: string;
+  /** Who issued it (IAM principal or local user). */
+  by: string;
+};
+
+// ---- What the driver observed (pure view of the cluster) ---------------------------------------
+
+export interface RevisionView {
+  /** Opaque revision id (stable hash of the pod template). */
+  id: string;
+  /** Kubernetes revision number (deployment.kubernetes.io/revision), 0 if unknown. */
+  number: number;
+  /** container name → image, for display and undo. */
+  images: Record<string, string>;
+  /** Desired pods of this revision (spec.replicas of its ReplicaSet, or the partition equivalent). */
+  desired: number;
+  /** Pods that exist (status.replicas). */
+  current: number;
+  ready: number;
+  available: number;
+}
+
+export interface WorkloadView {
+  kind: WorkloadKind;
+  exists: boolean;
+  /** Desired replicas N of the workload (spec.replicas; desiredNumberScheduled for DaemonSets). */
+  replicas: number;
+  /** Revision of the workload's current pod template. */
+  templateRevision: string;
+  /** All retained revisions, newest first. */
+  revisions: RevisionView[];
+  /** True when the workload cannot roll by itself (paused / partition held). */
+  held: boolean;
+  /** True when the workload controller has observed the latest spec (observedGeneration). */
+  observed: boolean;
+  /** True when the native controller reports the rollout of templateRevision complete. */
+  nativeComplete: boolean;
+  /** Resolved rolling-update budgets of the workload (what a native rollout would allow). */
+  maxSurge: number;
+  maxUnavailable: number;
+  /** Contract violations that make the rollout Degraded (e.g. selector selects everything). */
+  problems: string[];
+}
+
+// ---- What the planner decides ------------------------------------------------------------------
+
+/** Desired pods per revision; revisions not listed should have 0. */
+export type Distribution = Record<string, number>;
+
+export type Action =
+  /** Keep the workload from rolling by itself (Deployment: spec.paused=true). */
+  | { type: 'hold' }
+  /** Hand the workload back to its native controller (restore strategy, unpause) so it records completion. */
+  | { type: 'release-hold' }
+  /** Change the workload's pod template (API-driven release, abort/undo back to a revision). */
+  | { type: 'set-template'; change: TemplateChange }
+  | { type: 'restore-template'; revision: string }
+  /** Move pods toward this distribution, honouring maxSurge/maxUnavailable; `target` is the revision being rolled out. */
+  | { type: 'distribute'; target: string; distribution: Distribution };
+
+export interface RolloutEvent {
+  /** EventBridge detail-type, e.g. "Release Started", "Batch Ready", "Release Completed". */
+  type: string;
+  rollout: RolloutKey;
+  releaseId: string | null;
+  phase: Phase;
+  stepIndex: number | null;
+  message: string;
+  at: string;
+}
+
+export interface PlanResult {
+  actions: Action[];
+  nextState: ReleaseState;
+  /** When to run again even if nothing changes (ISO); null = only on events. */
+  wakeAt: string | null;
+  events: RolloutEvent[];
+}

@@ -1,0 +1,28 @@
+// One driver per workload kind behind this interface. `observe` is the only I/O (one GET of the
+// workload, LISTs of its children by label selector); `view` and `writes` are pure, so they are
+// unit-tested with exact expected patches and no cluster.
+import type { KubeObject, KubeWrite } from '../kube/types.ts';
+import type { ClusterClient } from '../reconcile/ports.ts';
+import type { Action, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
+
+export interface Observation {
+  namespace: string;
+  ref: WorkloadRef;
+  /** null when the workload does not exist. */
+  workload: KubeObject | null;
+  /** Controller children: ReplicaSets (Deployment), ControllerRevisions (StatefulSet/DaemonSet). */
+  children: KubeObject[];
+  pods: KubeObject[];
+}
+
+export interface WorkloadDriver {
+  readonly kind: WorkloadKind;
+  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation>;
+  view(obs: Observation): WorkloadView;
+  /**
+   * The next writes that move the cluster toward the planned actions, in order. Level-based: it is
+   * called on every reconcile with fresh observations and returns only what is still missing, so an
+   * already-converged cluster yields []. Each write carries the resourceVersion it was computed from.
+   */
+  writes(obs: Observation, actions: Action[]): KubeWrite[];
+}
