@@ -1,0 +1,27 @@
+// Constructors and small pure helpers for ReleaseState.
+import type { ReleaseState } from './types.ts';
+
+/** How many consumed command ids are remembered to make redelivered commands no-ops. */
+export const APPLIED_COMMAND_MEMORY = 100;
+
+/** STATE of a rollout that has never released (what a missing STATE item means). */
+export function initialState(): ReleaseState {
+  return {
+    phase: 'Healthy',
+    message: '',
+    release: null,
+    lastRelease: null,
+    userPaused: false,
+    releaseSeq: 0,
+    stableRevision: null,
+    commands: [],
+    appliedCommandIds: [],
+    specVersion: 0,
+    nextWakeAt: null,
+  };
+}
+
+/** True when the release is still moving or waiting (the sweep must keep an eye on it). */
+export function isActive(state: ReleaseState): boolean {
+  return state.release !== null;
+}
