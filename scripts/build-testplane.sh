@@ -15,6 +15,7 @@ BIN="${OUT}/bin"
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 
 if [[ "${1:-}" == "--print-dir" ]]; then echo "$BIN"; exit 0; fi
+if [[ "${1:-}" == "--print-version" ]]; then echo "v${K8S_VERSION}"; exit 0; fi
 
 all_present() { for b in "${BINARIES[@]}"; do [[ -x "$BIN/$b" ]] || return 1; done; }
 if all_present && [[ -f "$OUT/stages/pod-ready.yaml" ]]; then
