@@ -1,8 +1,10 @@
 // Constructors and small pure helpers for ReleaseState.
 import type { ReleaseState } from './types.ts';
 
-/** How many consumed command ids are remembered to make redelivered commands no-ops. */
-export const APPLIED_COMMAND_MEMORY = 100;
+/** How many consumed command ids are remembered so a redelivered command is a no-op. Redelivery
+ * happens within minutes (SQS/EventBridge retries), so a short memory suffices and keeps STATE under
+ * 1 KB (one write unit) with UUID ids. */
+export const APPLIED_COMMAND_MEMORY = 25;
 
 /** STATE of a rollout that has never released (what a missing STATE item means). */
 export function initialState(): ReleaseState {
@@ -18,6 +20,8 @@ export function initialState(): ReleaseState {
     appliedCommandIds: [],
     specVersion: 0,
     nextWakeAt: null,
+    scheduledStartAt: null,
+    removing: false,
   };
 }
 

@@ -92,8 +92,14 @@ export interface Release {
   startedAt: string;
   /** Do not move pods before this instant (scheduled release). */
   notBefore: string | null;
-  /** Set once pods have reached their final distribution and the workload is being handed back. */
+  /** Set after the last step: pods go to 100% of the target, then the workload is handed back. */
   finalizing: boolean;
+  /** Why the release failed (deadline), while it waits for retry/abort; null when healthy. */
+  failure: string | null;
+  /** Phase to report when a rollback/undo release finishes (Aborted, Failed or Completed). */
+  endPhase: Phase;
+  /** False while a rollback/undo still has to put the target's template back on the workload. */
+  templateSet: boolean;
 }
 
 export interface ReleaseState {
@@ -116,6 +122,10 @@ export interface ReleaseState {
   specVersion: number;
   /** Next instant the planner wants to run (timed pause end, window opening, deadline). */
   nextWakeAt: string | null;
+  /** `release --at`: the next release must not move pods before this instant. */
+  scheduledStartAt: string | null;
+  /** A delete was requested: the workload is being handed back before the rollout is forgotten. */
+  removing: boolean;
 }
 
 // ---- Commands (API verbs) ----------------------------------------------------------------------
@@ -132,7 +142,9 @@ export type CommandBody =
   | { type: 'abort' }
   | { type: 'undo'; toRevision?: number }
   | { type: 'release'; change: TemplateChange; startAt?: string }
-  | { type: 'retry' };
+  | { type: 'retry' }
+  /** Stop managing the workload: hand it back to its native controller, then forget the rollout. */
+  | { type: 'delete' };
 
 export type Command = CommandBody & {
   /** Client-supplied or API-generated idempotency id; a duplicate id applies once. */
@@ -212,7 +224,11 @@ export interface RolloutEvent {
 export interface PlanResult {
   actions: Action[];
   nextState: ReleaseState;
-  /** When to run again even if nothing changes (ISO); null = only on events. */
+  /** Persisted wake-up (ISO): timed pause end, window opening, deadline, scheduled start. */
   wakeAt: string | null;
+  /** Ephemeral: run again after this many seconds even without events (pods are moving). */
+  requeueSeconds: number | null;
   events: RolloutEvent[];
+  /** The rollout was deleted and the workload handed back: the caller removes SPEC/STATE. */
+  removed: boolean;
 }

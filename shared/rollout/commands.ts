@@ -1,0 +1,94 @@
+// Consuming API commands. Each command applies at most once (its id is remembered); a command that
+// does not fit the current state is consumed with a "Command Ignored" event rather than kept
+// forever, because the user acted on a state that no longer exists.
+import type { Draft } from './draft.ts';
+import { EVENT } from './events.ts';
+import { APPLIED_COMMAND_MEMORY } from './state.ts';
+import type { Command, RevisionView } from './types.ts';
+
+export function applyCommands(d: Draft, commands: Command[]): void {
+  const s = d.state;
+  for (const cmd of commands) {
+    if (s.appliedCommandIds.includes(cmd.id)) continue;
+    applyOne(d, cmd);
+    s.appliedCommandIds = [...s.appliedCommandIds, cmd.id].slice(-APPLIED_COMMAND_MEMORY);
+  }
+  const consumed = new Set(s.appliedCommandIds);
+  s.commands = s.commands.filter((c) => !consumed.has(c.id));
+}
+
+function applyOne(d: Draft, cmd: Command): void {
+  const s = d.state;
+  const rel = s.release;
+  const ignore = (why: string) => d.emit(EVENT.CommandIgnored, `${cmd.type} by ${cmd.by} ignored: ${why}`);
+  switch (cmd.type) {
+    case 'pause':
+      if (s.userPaused) return ignore('already paused');
+      s.userPaused = true;
+      d.emit(EVENT.Paused, `paused by ${cmd.by}`);
+      return;
+    case 'resume':
+      if (!s.userPaused) return ignore('not paused');
+      s.userPaused = false;
+      // Time spent paused does not count against the batch deadline (like DeploymentResumed).
+      if (rel && (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying')) rel.stepStartedAt = d.now.toISOString();
+      d.emit(EVENT.Resumed, `resumed by ${cmd.by}`);
+      return;
+    case 'approve': {
+      if (!rel || rel.kind !== 'release' || rel.finalizing) return ignore('no release is waiting for approval');
+      const step = d.spec.steps[rel.stepIndex];
+      if (rel.stepState !== 'StepPaused' || step?.pause.type !== 'approval') {
+        return ignore(`step ${rel.stepIndex + 1} is ${rel.stepState}, not awaiting approval`);
+      }
+      if (cmd.stepIndex !== undefined && cmd.stepIndex !== rel.stepIndex) {
+        return ignore(`approval was for step ${cmd.stepIndex + 1}, the release is at step ${rel.stepIndex + 1}`);
+      }
+      rel.stepState = 'StepReady';
+      d.emit(EVENT.StepApproved, `step ${rel.stepIndex + 1} approved by ${cmd.by}`);
+      return;
+    }
+    case 'retry':
+      if (!rel || rel.failure === null) return ignore('the release has not failed');
+      rel.failure = null;
+      rel.stepState = 'Upgrading';
+      rel.stepStartedAt = d.now.toISOString();
+      rel.stepReadyAt = null;
+      d.emit(EVENT.Retried, `step ${rel.stepIndex + 1} retried by ${cmd.by}`);
+      return;
+    case 'abort':
+      if (!rel || rel.kind !== 'release') return ignore('no release in progress');
+      s.userPaused = false;
+      d.startRelease('rollback', rel.stableRevision, rel.stableRevision, { id: rel.id, endPhase: 'Aborted' });
+      d.emit(EVENT.RollbackStarted, `aborted by ${cmd.by}: returning every pod to the stable revision`);
+      return;
+    case 'undo': {
+      const target = undoTarget(d, cmd.toRevision);
+      if (typeof target === 'string') return ignore(target);
+      const stable = s.stableRevision ?? d.view.templateRevision;
+      s.userPaused = false;
+      d.startRelease('undo', target.id, stable, { endPhase: 'Completed' });
+      d.emit(EVENT.UndoStarted, `undo to revision ${target.number} by ${cmd.by}`);
+      return;
+    }
+    case 'delete':
+      return; // handled by plan() before any other command
+    case 'release':
+      s.scheduledStartAt = cmd.startAt ?? null;
+      d.commandActions.push({ type: 'set-template', change: cmd.change });
+      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`);
+      return;
+  }
+}
+
+/** The revision an undo goes to, or why there is none. Default: the newest revision other than the current one. */
+function undoTarget(d: Draft, toRevision: number | undefined): RevisionView | string {
+  const current = d.state.release?.targetRevision ?? d.view.templateRevision;
+  if (toRevision !== undefined) {
+    const found = d.view.revisions.find((r) => r.number === toRevision);
+    if (!found) return `revision ${toRevision} is not retained (known: ${d.view.revisions.map((r) => r.number).join(', ') || 'none'})`;
+    if (found.id === current && !d.state.release) return `revision ${toRevision} is already the current revision`;
+    return found;
+  }
+  const previous = d.view.revisions.find((r) => r.id !== current);
+  return previous ?? 'there is no previous revision to go back to';
+}

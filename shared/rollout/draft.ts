@@ -1,0 +1,92 @@
+// The mutable working copy one `plan` call builds up: the next state, the actions, the events and
+// the wake-ups. Kept separate so the planner's steps (commands, detection, progression) share it.
+import { rolloutEvent, type EventType } from './events.ts';
+import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
+
+export class Draft {
+  readonly state: ReleaseState;
+  readonly actions: Action[] = [];
+  /** Actions requested by commands (template changes); applied after the hold is in place. */
+  readonly commandActions: Action[] = [];
+  readonly events: ReturnType<typeof rolloutEvent>[] = [];
+  private readonly wakeTimes: number[] = [];
+  requeueSeconds: number | null = null;
+
+  constructor(
+    readonly spec: RolloutSpec,
+    state: ReleaseState,
+    readonly view: WorkloadView,
+    readonly now: Date,
+  ) {
+    this.state = structuredClone(state);
+  }
+
+  get release(): Release | null {
+    return this.state.release;
+  }
+
+  emit(type: EventType, message: string): void {
+    const rel = this.state.release;
+    this.events.push(
+      rolloutEvent(this.spec, type, {
+        releaseId: rel?.id ?? this.state.lastRelease?.id ?? null,
+        phase: this.state.phase,
+        stepIndex: rel ? rel.stepIndex : null,
+        message,
+        at: this.now,
+      }),
+    );
+  }
+
+  /** Persisted wake-up candidate (timed pause end, deadline, window opening, scheduled start). */
+  wakeAt(at: Date): void {
+    if (at.getTime() > this.now.getTime()) this.wakeTimes.push(at.getTime());
+  }
+
+  /** Ephemeral: ask to be run again soon while something is moving. */
+  requeue(seconds: number): void {
+    this.requeueSeconds = this.requeueSeconds === null ? seconds : Math.min(this.requeueSeconds, seconds);
+  }
+
+  earliestWake(): string | null {
+    return this.wakeTimes.length === 0 ? null : new Date(Math.min(...this.wakeTimes)).toISOString();
+  }
+
+  /** Begin a new release (or a rollback/undo, which are releases with a single implicit 100% step). */
+  startRelease(kind: ReleaseKind, target: string, stable: string, opts: { id?: string; endPhase?: Release['endPhase'] } = {}): Release {
+    const s = this.state;
+    let id = opts.id;
+    if (id === undefined) {
+      s.releaseSeq += 1;
+      id = `r${s.releaseSeq}`;
+    }
+    const notBefore = kind === 'release' ? latest(this.spec.startAt, s.scheduledStartAt) : null;
+    if (kind === 'release') s.scheduledStartAt = null;
+    const now = this.now.toISOString();
+    const release: Release = {
+      id,
+      kind,
+      stableRevision: stable,
+      targetRevision: target,
+      stepIndex: 0,
+      stepState: 'Upgrading',
+      stepStartedAt: now,
+      stepReadyAt: null,
+      observedReplicas: this.view.replicas,
+      startedAt: now,
+      notBefore,
+      finalizing: kind !== 'release',
+      failure: null,
+      endPhase: opts.endPhase ?? 'Completed',
+      templateSet: kind === 'release' || this.view.templateRevision === target,
+    };
+    s.release = release;
+    return release;
+  }
+}
+
+function latest(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}

@@ -1,0 +1,131 @@
+// plan(spec, state, observed, now, commands) → { actions, nextState, wakeAt, events }
+// The whole release state machine as one pure function. It never reads the clock or the network;
+// the reconcile pipeline observes, calls it, applies the actions and persists nextState.
+import { applyCommands } from './commands.ts';
+import { Draft } from './draft.ts';
+import { EVENT } from './events.ts';
+import { describe } from './message.ts';
+import { progress } from './progression.ts';
+import { APPLIED_COMMAND_MEMORY } from './state.ts';
+import type { Command, PlanResult, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
+
+export function plan(
+  spec: RolloutSpec,
+  state: ReleaseState,
+  view: WorkloadView,
+  now: Date,
+  commands: Command[] = state.commands,
+): PlanResult {
+  const d = new Draft(spec, state, view, now);
+  const s = d.state;
+
+  if (s.removing || commands.some((c) => c.type === 'delete' && !s.appliedCommandIds.includes(c.id))) {
+    return planRemoval(d, commands);
+  }
+
+  if (!view.exists || view.problems.length > 0) {
+    // Outside us something broke the contract: touch nothing, keep commands until it is fixed.
+    const why = !view.exists ? `${spec.workloadRef.kind} ${spec.namespace}/${spec.workloadRef.name} not found` : view.problems.join('; ');
+    if (s.phase !== 'Degraded' || s.message !== why) {
+      s.phase = 'Degraded';
+      s.message = why;
+      d.emit(EVENT.Degraded, why);
+    }
+    return finish(d, { degraded: true });
+  }
+  if (s.phase === 'Degraded') d.emit(EVENT.Recovered, 'the workload is back in a state we can manage');
+
+  applyCommands(d, commands);
+
+  if (s.stableRevision === null && s.release === null && !adopt(d)) return finish(d);
+
+  // Detect first: a template changed while the workload was handed back starts a release that must be held.
+  detectNewRevision(d);
+  if (!d.view.held && !d.release?.finalizing) {
+    d.actions.push({ type: 'hold' });
+    if (d.release) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
+  }
+  d.actions.push(...d.commandActions);
+
+  if (!spec.paused && !s.userPaused) progress(d);
+  return finish(d);
+}
+
+/** First sight of the workload: record its current revision as stable, or wait for a native rollout to end. */
+function adopt(d: Draft): boolean {
+  const s = d.state;
+  const tpl = d.view.templateRevision;
+  const active = d.view.revisions.filter((r) => r.desired > 0);
+  if (active.every((r) => r.id === tpl)) {
+    s.stableRevision = tpl;
+    d.emit(EVENT.Adopted, `managing ${d.spec.workloadRef.kind} ${d.spec.workloadRef.name} at revision ${tpl}`);
+    return true;
+  }
+  if (!d.view.held) {
+    d.requeue(10); // a native rollout is running: holding it now would freeze it half-way
+    return false;
+  }
+  // Held with several revisions and no state (state lost): the largest other revision is stable.
+  const stable = active.filter((r) => r.id !== tpl).sort((a, b) => b.desired - a.desired)[0];
+  s.stableRevision = stable?.id ?? tpl;
+  d.emit(EVENT.Adopted, `managing a release in flight: stable ${s.stableRevision}, target ${tpl}`);
+  return true;
+}
+
+/** A pod template we have not released yet starts a release (or restarts the one in flight). */
+function detectNewRevision(d: Draft): void {
+  const s = d.state;
+  const tpl = d.view.templateRevision;
+  const rel = s.release;
+  if (rel === null) {
+    if (s.stableRevision !== null && tpl !== s.stableRevision) {
+      d.startRelease('release', tpl, s.stableRevision);
+      d.emit(EVENT.ReleaseStarted, `release of revision ${tpl} started (stable ${s.stableRevision})`);
+    }
+    return;
+  }
+  if (!rel.templateSet || tpl === rel.targetRevision) return;
+  if (rel.kind === 'release' && tpl === rel.stableRevision) {
+    // Kruise: a template put back to the stable one is a rollback, done directly.
+    d.startRelease('rollback', tpl, tpl, { id: rel.id, endPhase: 'Aborted' });
+    d.emit(EVENT.RollbackStarted, 'the pod template was put back to the stable revision: rolling back');
+    return;
+  }
+  const target = d.view.revisions.find((r) => r.id === rel.targetRevision);
+  const landed = rel.finalizing && target !== undefined && target.desired === d.view.replicas;
+  const stable = landed ? rel.targetRevision : rel.stableRevision;
+  d.startRelease('release', tpl, stable);
+  d.emit(EVENT.ReleaseRestarted, `new revision ${tpl} replaces ${rel.targetRevision} mid-release: starting again from step 1`);
+}
+
+/** Delete: hand the workload back to its native controller, then tell the caller to forget us. */
+function planRemoval(d: Draft, commands: Command[]): PlanResult {
+  const s = d.state;
+  if (!s.removing) {
+    s.removing = true;
+    s.appliedCommandIds = [...s.appliedCommandIds, ...commands.map((c) => c.id)].slice(-APPLIED_COMMAND_MEMORY);
+    s.commands = [];
+    d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller');
+  }
+  if (d.view.exists && d.view.held) {
+    d.actions.push({ type: 'release-hold' });
+    d.requeue(2);
+    return finish(d);
+  }
+  return { ...finish(d), removed: true };
+}
+
+function finish(d: Draft, opts: { degraded?: boolean } = {}): PlanResult {
+  const s = d.state;
+  if (!opts.degraded) {
+    if (d.spec.paused || s.userPaused) s.phase = 'Paused';
+    else if (s.release) s.phase = s.release.failure !== null ? 'Failed' : 'Progressing';
+    else if (s.phase !== 'Completed' && s.phase !== 'Aborted' && s.phase !== 'Failed') s.phase = s.lastRelease?.endPhase ?? 'Healthy';
+    s.message = describe(d.spec, s, d.now);
+  }
+  const wakeAt = d.earliestWake();
+  s.nextWakeAt = wakeAt;
+  // Events carry the phase the rollout is in after this plan.
+  const events = d.events.map((e) => ({ ...e, phase: s.phase }));
+  return { actions: d.actions, nextState: s, wakeAt, requeueSeconds: d.requeueSeconds, events, removed: false };
+}

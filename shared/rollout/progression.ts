@@ -1,0 +1,197 @@
+// Moving a release forward: batch by batch for a release, straight to 100% for a rollback/undo,
+// then handing the workload back to its native controller. Level-based: every decision is made
+// from the observed view and the state, so running it twice gives the same answer.
+import { batchTarget, isBatchReady } from './arithmetic.ts';
+import type { Draft } from './draft.ts';
+import { EVENT } from './events.ts';
+import { isWindowOpen, nextWindowOpening } from './windows.ts';
+import type { Distribution, Release, RevisionView } from './types.ts';
+
+/** While pods move, look again this often even if no watch event arrives. */
+const MOVING_REQUEUE_SECONDS = 5;
+/** While the native controller takes over or gives back the workload. */
+const HANDOVER_REQUEUE_SECONDS = 2;
+
+export function progress(d: Draft): void {
+  const rel = d.release;
+  if (!rel) return;
+  if (!rel.finalizing) {
+    progressSteps(d, rel);
+    if (!rel.finalizing) return;
+  }
+  finalize(d, rel);
+}
+
+/** Pods of the target revision for step `i` — never fewer than an earlier step asked for. */
+export function cumulativeTarget(d: Draft, i: number, total: number): number {
+  let target = 0;
+  for (let j = 0; j <= i; j += 1) {
+    const step = d.spec.steps[j];
+    if (step) target = Math.max(target, batchTarget(d.spec.workloadRef.kind, step.replicas, total));
+  }
+  return target;
+}
+
+function progressSteps(d: Draft, rel: Release): void {
+  if (rel.failure !== null) return; // frozen until retry, abort or a new template
+  const now = d.now;
+  if (rel.notBefore !== null && now.getTime() < Date.parse(rel.notBefore)) {
+    d.wakeAt(new Date(rel.notBefore));
+    return;
+  }
+  if (!isWindowOpen(d.spec.windows, now)) {
+    const opens = nextWindowOpening(d.spec.windows, now);
+    if (opens) d.wakeAt(opens);
+    return;
+  }
+  const total = d.view.replicas;
+  if (total !== rel.observedReplicas) {
+    // Kruise restarts the current batch against the new replica count (HPA, kubectl scale).
+    d.emit(EVENT.BatchRestarted, `replicas changed ${rel.observedReplicas} → ${total}: step ${rel.stepIndex + 1} restarts`);
+    rel.observedReplicas = total;
+    rel.stepState = 'Upgrading';
+    rel.stepStartedAt = now.toISOString();
+    rel.stepReadyAt = null;
+  }
+  // Each pass may finish a step and start the next; the bound only guards against a bug looping.
+  for (let pass = 0; pass <= d.spec.steps.length; pass += 1) {
+    const step = d.spec.steps[rel.stepIndex];
+    if (!step) break;
+    const desired = cumulativeTarget(d, rel.stepIndex, total);
+    const distribution = { [rel.targetRevision]: desired, [rel.stableRevision]: total - desired };
+    if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
+      d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution });
+      if (!batchDone(d, rel, desired, distribution)) {
+        rel.stepState = reachedSpec(d.view.revisions, distribution) ? 'Verifying' : 'Upgrading';
+        checkDeadline(d, rel);
+        if (rel.failure === null && d.release === rel) d.requeue(MOVING_REQUEUE_SECONDS);
+        return;
+      }
+      rel.stepReadyAt = now.toISOString();
+      d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and ready`);
+      rel.stepState = step.pause.type === 'none' ? 'StepReady' : 'StepPaused';
+      if (step.pause.type === 'approval') d.emit(EVENT.AwaitingApproval, `step ${rel.stepIndex + 1} is waiting for approval`);
+    } else {
+      d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution });
+    }
+    if (rel.stepState === 'StepPaused') {
+      if (step.pause.type !== 'timed') return;
+      const until = Date.parse(rel.stepReadyAt ?? rel.stepStartedAt) + step.pause.seconds * 1000;
+      if (now.getTime() < until) {
+        d.wakeAt(new Date(until));
+        return;
+      }
+      rel.stepState = 'StepReady';
+    }
+    // StepReady: on to the next step, or to the end.
+    d.actions.pop();
+    if (rel.stepIndex + 1 >= d.spec.steps.length) {
+      rel.finalizing = true;
+      rel.stepStartedAt = now.toISOString(); // the remaining moves get their own deadline
+      d.emit(EVENT.Finalizing, 'last step done: finishing the release');
+      return;
+    }
+    rel.stepIndex += 1;
+    rel.stepState = 'Upgrading';
+    rel.stepStartedAt = now.toISOString();
+    rel.stepReadyAt = null;
+    d.emit(EVENT.StepStarted, `step ${rel.stepIndex + 1} of ${d.spec.steps.length} started`);
+  }
+}
+
+function batchDone(d: Draft, rel: Release, desired: number, distribution: Distribution): boolean {
+  const revisions = d.view.revisions;
+  if (!reachedSpec(revisions, distribution) || !othersDrained(revisions, distribution)) return false;
+  const target = revisions.find((r) => r.id === rel.targetRevision);
+  return isBatchReady({
+    desired,
+    updated: target?.current ?? 0,
+    updatedReady: target?.ready ?? 0,
+    failureThreshold: d.spec.failureThreshold,
+  });
+}
+
+function checkDeadline(d: Draft, rel: Release): void {
+  const seconds = d.spec.progressDeadlineSeconds;
+  if (seconds === null || rel.kind !== 'release') return;
+  const deadline = Date.parse(rel.stepStartedAt) + seconds * 1000;
+  if (d.now.getTime() < deadline) {
+    d.wakeAt(new Date(deadline));
+    return;
+  }
+  const why = `step ${rel.stepIndex + 1} did not become ready within ${seconds}s`;
+  if (d.spec.rollbackOnFailure) {
+    d.emit(EVENT.ReleaseFailed, `${why}; rolling back to the stable revision`);
+    d.startRelease('rollback', rel.stableRevision, rel.stableRevision, { id: rel.id, endPhase: 'Failed' });
+    d.emit(EVENT.RollbackStarted, 'automatic rollback after failure');
+    return;
+  }
+  rel.failure = why;
+  d.emit(EVENT.ReleaseFailed, `${why}; waiting for retry, abort or a new revision`);
+}
+
+function finalize(d: Draft, rel: Release): void {
+  if (rel.failure !== null) return; // frozen until retry, abort or a new template
+  const view = d.view;
+  if (!rel.templateSet) {
+    if (view.templateRevision !== rel.targetRevision) {
+      d.actions.push({ type: 'restore-template', revision: rel.targetRevision });
+      d.requeue(HANDOVER_REQUEUE_SECONDS);
+      return;
+    }
+    rel.templateSet = true;
+  }
+  const full: Distribution = { [rel.targetRevision]: view.replicas };
+  const target = view.revisions.find((r) => r.id === rel.targetRevision);
+  const settled =
+    reachedSpec(view.revisions, full) &&
+    othersDrained(view.revisions, full) &&
+    target !== undefined &&
+    target.current === view.replicas &&
+    target.available === view.replicas;
+  if (!settled) {
+    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution: full });
+    if (rel.kind === 'release') checkDeadline(d, rel);
+    if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
+    return;
+  }
+  if (view.held && !view.nativeComplete) {
+    // Let the native controller take the finished revision as its own and record completion.
+    d.actions.push({ type: 'release-hold' });
+    d.requeue(HANDOVER_REQUEUE_SECONDS);
+    return;
+  }
+  if (!view.nativeComplete) {
+    d.requeue(HANDOVER_REQUEUE_SECONDS);
+    return;
+  }
+  d.actions.push({ type: 'hold' });
+  complete(d, rel);
+}
+
+function complete(d: Draft, rel: Release): void {
+  const s = d.state;
+  s.stableRevision = rel.targetRevision;
+  s.lastRelease = { ...rel, finalizing: false };
+  s.release = null;
+  s.phase = rel.endPhase;
+  const type = rel.endPhase === 'Aborted' ? EVENT.ReleaseAborted : rel.endPhase === 'Failed' ? EVENT.RolledBack : EVENT.ReleaseCompleted;
+  const what = rel.kind === 'release' ? 'release' : rel.kind;
+  d.emit(type, `${what} ${rel.id} finished: every pod runs revision ${rel.targetRevision}`);
+}
+
+/** Every revision's desired pods (ReplicaSet spec) equal the distribution (absent = 0). */
+export function reachedSpec(revisions: RevisionView[], distribution: Distribution): boolean {
+  const ids = new Set([...Object.keys(distribution), ...revisions.map((r) => r.id)]);
+  for (const id of ids) {
+    const want = distribution[id] ?? 0;
+    const have = revisions.find((r) => r.id === id)?.desired ?? 0;
+    if (want !== have) return false;
+  }
+  return true;
+}
+
+/** Surplus pods have actually gone (not just been asked to go): no revision runs more than wanted. */
+function othersDrained(revisions: RevisionView[], distribution: Distribution): boolean {
+  return revisions.every((r) => r.current <= (distribution[r.id] ?? 0));
+}
