@@ -1,0 +1,169 @@
+// Planned actions → the desired-state writes that move a Deployment one increment further.
+// All Deployment changes of one pass are merged into one merge patch carrying the observed
+// resourceVersion (a concurrent writer makes it fail with 409 and nothing after it is sent).
+// ReplicaSet writes follow, each with its own resourceVersion. Already-converged → [].
+import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
+import type { Action, TemplateChange } from '../../rollout/types.ts';
+import type { Observation } from '../driver.ts';
+import {
+  ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, spec, strategyOf, templateOf, userStrategy,
+} from './deploymentObjects.ts';
+import { mergePatchDiff } from './mergePatch.ts';
+import { nextMoves } from './moves.ts';
+import { POD_TEMPLATE_HASH, isRecord, revisionId, withoutHashLabel } from './revision.ts';
+import { deploymentView, ownedReplicaSets } from './view.ts';
+
+export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite[] {
+  const d = obs.workload;
+  if (!d) return [];
+  const view = deploymentView(obs);
+  const owned = ownedReplicaSets(obs);
+  const rsById = new Map<string, KubeObject>();
+  for (const rs of [...owned].sort((a, b) => revisionNumber(b) - revisionNumber(a))) {
+    const id = revisionId(templateOf(rs));
+    if (!rsById.has(id)) rsById.set(id, rs);
+  }
+  const deploymentPatch: { spec: Record<string, unknown>; annotations: Record<string, string | null> } = { spec: {}, annotations: {} };
+  const replicaSetWrites: KubeWrite[] = [];
+  const templateWrites: KubeWrite[] = [];
+  const activeNow = new Map(view.revisions.map((r) => [r.id, r.desired]));
+
+  for (const action of actions) {
+    switch (action.type) {
+      case 'hold':
+        if (spec(d).paused !== true) deploymentPatch.spec.paused = true;
+        break;
+      case 'release-hold':
+        if (spec(d).paused === true) deploymentPatch.spec.paused = false;
+        break;
+      case 'set-template':
+        templateWrites.push(setTemplate(ref(d), action.change));
+        break;
+      case 'restore-template': {
+        const rs = rsById.get(action.revision);
+        const diff = rs ? mergePatchDiff(templateOf(d), withoutHashLabel(templateOf(rs))) : undefined;
+        if (diff !== undefined) deploymentPatch.spec.template = diff;
+        break;
+      }
+      case 'distribute': {
+        const stable = Object.entries(action.distribution)
+          .filter(([id]) => id !== action.target)
+          .sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+        const moves = nextMoves({
+          total: view.replicas, maxSurge: view.maxSurge, maxUnavailable: view.maxUnavailable,
+          target: action.target, stable, distribution: action.distribution,
+          revisions: view.revisions.map((r) => ({ id: r.id, desired: r.desired, available: r.available })),
+        });
+        // Ups before downs: see moves.ts (a lone active ReplicaSet is resized by the native controller).
+        const ordered = [...moves].sort(([a, x], [b, y]) => Number(y > (activeNow.get(b) ?? 0)) - Number(x > (activeNow.get(a) ?? 0)));
+        for (const [id, replicas] of ordered) {
+          activeNow.set(id, replicas);
+          const rs = rsById.get(id);
+          if (rs) replicaSetWrites.push(scaleReplicaSet(rs, replicas));
+          else if (id === view.templateRevision && replicas > 0) replicaSetWrites.push(createReplicaSet(d, owned, id, replicas));
+        }
+        break;
+      }
+    }
+  }
+
+  // Two or more active ReplicaSets under a paused RollingUpdate Deployment make the native controller
+  // rescale them proportionally (k8s-semantics §4); Recreate makes it leave them alone. So while pods
+  // of several revisions run, the Deployment is on Recreate and the user's strategy is kept in an
+  // annotation; it comes back as soon as one revision is left (and always before the hold is released).
+  const active = [...activeNow.values()].filter((n) => n > 0).length;
+  if (active >= 2 && !inTakeover(d)) {
+    deploymentPatch.spec.strategy = { type: 'Recreate', rollingUpdate: null };
+    deploymentPatch.annotations[ORIGINAL_STRATEGY] = JSON.stringify(strategyOf(d));
+  } else if (active <= 1 && inTakeover(d)) {
+    deploymentPatch.spec.strategy = { ...userStrategy(d) };
+    deploymentPatch.annotations[ORIGINAL_STRATEGY] = null;
+    for (const rs of owned) if (rs.metadata.annotations?.[ORIGINAL_STRATEGY] !== undefined) replicaSetWrites.unshift(dropAnnotation(rs));
+  }
+
+  const writes: KubeWrite[] = [];
+  const hasSpec = Object.keys(deploymentPatch.spec).length > 0;
+  const hasAnnotations = Object.keys(deploymentPatch.annotations).length > 0;
+  if (hasSpec || hasAnnotations) {
+    writes.push({
+      verb: 'patch', ref: ref(d), patchType: 'merge', resourceVersion: d.metadata.resourceVersion,
+      patch: { ...(hasAnnotations ? { metadata: { annotations: deploymentPatch.annotations } } : {}), ...(hasSpec ? { spec: deploymentPatch.spec } : {}) },
+      reason: describePatch(deploymentPatch.spec, deploymentPatch.annotations),
+    });
+  }
+  // Unpausing hands the Deployment to its controller: that write goes last, after every ReplicaSet write.
+  const releasing = deploymentPatch.spec.paused === false;
+  return releasing ? [...replicaSetWrites, ...writes, ...templateWrites] : [...writes, ...replicaSetWrites, ...templateWrites];
+}
+
+function ref(o: KubeObject): ObjectRef {
+  return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name };
+}
+
+function scaleReplicaSet(rs: KubeObject, replicas: number): KubeWrite {
+  return {
+    verb: 'patch', ref: ref(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    patch: { spec: { replicas } }, reason: `scale ${rs.metadata.name} to ${replicas}`,
+  };
+}
+
+function dropAnnotation(rs: KubeObject): KubeWrite {
+  return {
+    verb: 'patch', ref: ref(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    patch: { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } } }, reason: `drop ${ORIGINAL_STRATEGY} from ${rs.metadata.name}`,
+  };
+}
+
+/** What the native controller would create for this template (k8s-semantics §3), so it adopts it as its own. */
+function createReplicaSet(d: KubeObject, owned: KubeObject[], hash: string, replicas: number): KubeWrite {
+  const template = templateOf(d);
+  const meta = isRecord(template.metadata) ? template.metadata : {};
+  const labels = { ...(isRecord(meta.labels) ? (meta.labels as Record<string, string>) : {}), [POD_TEMPLATE_HASH]: hash };
+  const selector = isRecord(spec(d).selector) ? spec(d).selector as Record<string, unknown> : {};
+  const matchLabels = { ...(isRecord(selector.matchLabels) ? selector.matchLabels : {}), [POD_TEMPLATE_HASH]: hash };
+  const annotations: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) if (!NOT_COPIED.has(k)) annotations[k] = v;
+  if (!inTakeover(d)) annotations[ORIGINAL_STRATEGY] = JSON.stringify(strategyOf(d)); // the takeover patch adds it to the Deployment now
+  annotations[REVISION] = String(Math.max(0, ...owned.map(revisionNumber)) + 1);
+  // No desired-/max-replicas annotations: without them the native controller never sees the new
+  // ReplicaSet as "saturated" and never scales old ReplicaSets down behind our back.
+  let name = `${d.metadata.name}-${hash}`;
+  for (let n = 1; owned.some((rs) => rs.metadata.name === name); n += 1) name = `${d.metadata.name}-${hash}-${n}`;
+  return {
+    verb: 'create',
+    reason: `create ReplicaSet ${name} for the new revision with ${replicas} pods`,
+    object: {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name, namespace: d.metadata.namespace, labels, annotations,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name, uid: d.metadata.uid ?? '', controller: true }],
+      },
+      spec: {
+        replicas,
+        minReadySeconds: spec(d).minReadySeconds ?? 0,
+        selector: { ...selector, matchLabels },
+        template: { ...template, metadata: { ...meta, labels } },
+      },
+    },
+  };
+}
+
+function setTemplate(target: ObjectRef, change: TemplateChange): KubeWrite {
+  // Strategic merge: containers merge by name, so only the named images change. No resourceVersion:
+  // the patch is idempotent and must not lose to the hold patch sent just before it.
+  const patch =
+    change.type === 'images'
+      ? { spec: { template: { spec: { containers: Object.entries(change.images).map(([name, image]) => ({ name, image })) } } } }
+      : { spec: { template: change.patch } };
+  return { verb: 'patch', ref: target, patchType: 'strategic', patch, reason: 'apply the requested pod template change' };
+}
+
+function describePatch(specPatch: Record<string, unknown>, annotations: Record<string, string | null>): string {
+  const parts: string[] = [];
+  if (specPatch.paused === true) parts.push('hold (pause)');
+  if (specPatch.paused === false) parts.push('hand back to the Deployment controller (unpause)');
+  if (specPatch.template) parts.push('restore pod template');
+  if (specPatch.strategy) parts.push(annotations[ORIGINAL_STRATEGY] ? 'switch to Recreate while several revisions run' : 'restore the user strategy');
+  return parts.join(', ') || 'update annotations';
+}
