@@ -1,0 +1,124 @@
+// One level-triggered pass for one rollout key: load → (flush outbox) → observe → plan → apply →
+// persist (conditional on the version read) → flush outbox. Safe to run twice, concurrently, or
+// after a crash at any line: cluster writes are desired-state patches guarded by resourceVersion,
+// and the STATE write is conditional, so a loser changes nothing and simply runs again.
+import { isDeepStrictEqual } from 'node:util';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { plan } from '../rollout/plan.ts';
+import type { Phase, RolloutKey, WorkloadKind } from '../rollout/types.ts';
+import type { WorkloadDriver } from '../workloads/driver.ts';
+import { historyEntries } from './history.ts';
+import { Meter, type MeterKey } from './meter.ts';
+import type { Clock, ClusterProvider, EventPublisher, Outbox, StateStore } from './ports.ts';
+
+export type Trigger = 'sweep' | 'watch' | 'api' | 'requeue' | 'test';
+
+export interface ReconcileDeps {
+  store: StateStore;
+  clusters: ClusterProvider;
+  drivers: Partial<Record<WorkloadKind, WorkloadDriver>>;
+  events: EventPublisher;
+  clock: Clock;
+  /** Counts requests of this pass; the adapters must have been built with the same meter. */
+  meter?: Meter;
+  /** Test hook: called at each crash point; throwing from it simulates the process dying there. */
+  crashPoint?: (point: string) => void;
+}
+
+export type ReconcileOutcome = 'noop' | 'progressed' | 'conflict' | 'missing' | 'removed';
+
+export interface ReconcileResult {
+  outcome: ReconcileOutcome;
+  phase: Phase | null;
+  /** Run again after this many seconds (pods moving, or a lost race); null = wait for events/wake-up. */
+  requeueSeconds: number | null;
+  wakeAt: string | null;
+  writes: number;
+  counts: Record<MeterKey, number>;
+}
+
+const EMPTY_OUTBOX: Outbox = { history: [], events: [] };
+/** After a lost race (409 / stale version), look again almost at once. */
+const RETRY_SECONDS = 1;
+
+export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: ReconcileDeps): Promise<ReconcileResult> {
+  const meter = deps.meter ?? new Meter();
+  const before = meter.snapshot();
+  const result = (outcome: ReconcileOutcome, extra: Partial<ReconcileResult> = {}): ReconcileResult => ({
+    outcome, phase: null, requeueSeconds: null, wakeAt: null, writes: 0, ...extra, counts: diff(meter.snapshot(), before),
+  });
+  const crash = deps.crashPoint ?? (() => {});
+
+  const loaded = await deps.store.load(key);
+  if (!loaded.spec) return result('missing');
+  const spec = loaded.spec.spec;
+  let { state, version } = loaded.state;
+  if (loaded.state.outbox.history.length > 0 || loaded.state.outbox.events.length > 0) {
+    // A previous pass persisted a transition and died before its side effects went out.
+    version = await flushOutbox(deps, key, state, loaded.state.outbox, version);
+  }
+
+  const driver = deps.drivers[spec.workloadRef.kind];
+  if (!driver) throw new NotFoundError(`no driver for workload kind ${spec.workloadRef.kind}`);
+  const cluster = await deps.clusters.client(spec.cluster);
+  const observation = await driver.observe(cluster, spec.namespace, spec.workloadRef);
+  crash('observed');
+
+  const planned = plan(spec, state, driver.view(observation), deps.clock.now());
+  const writes = driver.writes(observation, planned.actions);
+  for (const [i, write] of writes.entries()) {
+    try {
+      await cluster.write(write);
+    } catch (err) {
+      // Someone else changed the object since we observed it: our plan may be stale. Persist nothing;
+      // the next pass observes again and re-derives the same transition (level-based).
+      if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: i });
+      throw err;
+    }
+    crash(`wrote:${i}`);
+  }
+
+  const changed = !isDeepStrictEqual(planned.nextState, state) || planned.events.length > 0;
+  if (changed) {
+    crash('before-persist');
+    const history = historyEntries(planned.events, version + 1, () => null);
+    const outbox: Outbox = { history, events: planned.events };
+    try {
+      version = await deps.store.saveState(key, { state: planned.nextState, outbox }, version);
+    } catch (err) {
+      if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
+      throw err;
+    }
+    crash('after-persist');
+    state = planned.nextState;
+    await flushOutbox(deps, key, state, outbox, version);
+  }
+  if (planned.removed) {
+    await deps.store.deleteRollout(key);
+    return result('removed', { writes: writes.length });
+  }
+  return result(changed || writes.length > 0 ? 'progressed' : 'noop', {
+    phase: planned.nextState.phase,
+    requeueSeconds: planned.requeueSeconds,
+    wakeAt: planned.wakeAt,
+    writes: writes.length,
+  });
+}
+
+/** Write the history items, publish the events, then clear the outbox (unless someone moved on already). */
+async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: Parameters<StateStore['saveState']>[1]['state'], outbox: Outbox, version: number): Promise<number> {
+  await deps.store.putHistory(key, outbox.history);
+  if (outbox.events.length > 0) await deps.events.publish(outbox.events);
+  try {
+    return await deps.store.saveState(key, { state, outbox: EMPTY_OUTBOX }, version);
+  } catch (err) {
+    if (err instanceof ConflictError) return (await deps.store.load(key)).state.version;
+    throw err;
+  }
+}
+
+function diff(after: Record<MeterKey, number>, before: Record<MeterKey, number>): Record<MeterKey, number> {
+  const out = { ...after };
+  for (const k of Object.keys(out) as MeterKey[]) out[k] = after[k] - before[k];
+  return out;
+}
