@@ -1,0 +1,108 @@
+// Translation between domain values and table items. Layout (DESIGN §4, see table.ts for keys):
+//   SPEC     spec (map), document (the applied document as a JSON string), specVersion (N)
+//   STATE    state (map), outbox (map), version (N), dueShard + dueAt only while due (sparse GSI)
+//   H#…      entry (map), expiresAt (N, epoch seconds: TTL)
+//   INDEX    cluster, namespace, name (S): one per rollout with a SPEC
+//   CLUSTERS registration (map)
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { ClusterRegistration, HistoryEntry, Outbox, StoredSpec, StoredState } from '../../reconcile/ports.ts';
+import { initialState } from '../../rollout/state.ts';
+import type { ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
+import {
+  CLUSTERS_PK, INDEX_PK, SK_SPEC, SK_STATE, clusterSk, dueAtFor, dueShard, historyExpiresAt, historySk, indexSk, rolloutPk,
+} from './keys.ts';
+
+export type Item = Record<string, AttributeValue>;
+
+// Optional fields left undefined are dropped rather than rejected, like JSON.stringify does.
+const OPTIONS = { removeUndefinedValues: true } as const;
+
+export function toItem(value: Record<string, unknown>): Item {
+  return marshall(value, OPTIONS);
+}
+
+export function fromItem(item: Item): Record<string, unknown> {
+  return unmarshall(item);
+}
+
+export function specItem(key: RolloutKey, spec: RolloutSpec, document: unknown, specVersion: number, now: Date): Item {
+  return toItem({
+    pk: rolloutPk(key),
+    sk: SK_SPEC,
+    spec,
+    // A string keeps the document exactly as applied (key order, nulls, empty maps) for `get`.
+    document: JSON.stringify(document ?? null),
+    specVersion,
+    updatedAt: now.toISOString(),
+  });
+}
+
+export function readSpecItem(item: Item): StoredSpec {
+  const raw = fromItem(item);
+  return {
+    spec: raw.spec as RolloutSpec,
+    specVersion: raw.specVersion as number,
+    document: JSON.parse(raw.document as string) as unknown,
+  };
+}
+
+/**
+ * The whole STATE item. `dueAt` overrides the computed due time (recordCommand: due now); the due
+ * attributes are omitted, not nulled, when the rollout is not due: a GSI key attribute that is
+ * absent keeps the item out of the index (sparse).
+ */
+export function stateItem(key: RolloutKey, next: { state: ReleaseState; outbox: Outbox }, version: number, now: Date, dueAt?: string): Item {
+  const pk = rolloutPk(key);
+  const due = dueAt ?? dueAtFor(next.state, now);
+  return toItem({
+    pk,
+    sk: SK_STATE,
+    state: next.state,
+    outbox: next.outbox,
+    version,
+    updatedAt: now.toISOString(),
+    ...(due === null ? {} : { dueShard: dueShard(pk), dueAt: due }),
+  });
+}
+
+export function readStateItem(item: Item): StoredState {
+  const raw = fromItem(item);
+  const outbox = (raw.outbox ?? {}) as Partial<Outbox>;
+  return {
+    // Defaults first: a STATE written before a field was added to ReleaseState still loads whole.
+    state: { ...initialState(), ...(raw.state as Partial<ReleaseState>) },
+    version: raw.version as number,
+    outbox: { history: outbox.history ?? [], events: outbox.events ?? [] },
+  };
+}
+
+export function historyItem(key: RolloutKey, entry: HistoryEntry, now: Date): Item {
+  return toItem({
+    pk: rolloutPk(key),
+    sk: historySk(entry.releaseId, entry.seq),
+    entry,
+    expiresAt: historyExpiresAt(entry.at, now),
+  });
+}
+
+export function readHistoryItem(item: Item): HistoryEntry {
+  return fromItem(item).entry as HistoryEntry;
+}
+
+export function indexItem(key: RolloutKey): Item {
+  return toItem({ pk: INDEX_PK, sk: indexSk(key), cluster: key.cluster, namespace: key.namespace, name: key.name });
+}
+
+export function readIndexItem(item: Item): RolloutKey {
+  const raw = fromItem(item);
+  return { cluster: raw.cluster as string, namespace: raw.namespace as string, name: raw.name as string };
+}
+
+export function clusterItem(reg: ClusterRegistration, now: Date): Item {
+  return toItem({ pk: CLUSTERS_PK, sk: clusterSk(reg.name), registration: reg, updatedAt: now.toISOString() });
+}
+
+export function readClusterItem(item: Item): ClusterRegistration {
+  return fromItem(item).registration as ClusterRegistration;
+}

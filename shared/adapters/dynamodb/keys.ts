@@ -1,0 +1,120 @@
+// Keys of the single-table layout (DESIGN §4) and the rule that puts a rollout in the due-index.
+// Pure (no SDK), so the in-memory fake store follows exactly the same rules.
+import { ValidationError } from '../../errors.ts';
+import type { FieldIssue } from '../../errors.ts';
+import { isActive } from '../../rollout/state.ts';
+import type { ReleaseState, RolloutKey } from '../../rollout/types.ts';
+import { STATE_TABLE } from './table.ts';
+
+export const SK_SPEC = 'SPEC';
+export const SK_STATE = 'STATE';
+export const HISTORY_PREFIX = 'H#';
+/** Fixed partition listing every rollout with a SPEC (sk = `<cluster>#<ns>#<name>`), for `rollouts list`. */
+export const INDEX_PK = 'INDEX';
+/** Fixed partition of cluster registrations (sk = `C#<cluster>`), so listing them is one Query. */
+export const CLUSTERS_PK = 'CLUSTERS';
+
+const ROLLOUT_PREFIX = 'R#';
+const CLUSTER_SK_PREFIX = 'C#';
+const SEQ_WIDTH = 10;
+
+const HASH_REASON = 'must not contain "#" (it separates the parts of the DynamoDB keys)';
+
+/** Throws ValidationError (field + reason) unless every part is a non-empty string without `#`. */
+export function validateRolloutKey(key: RolloutKey): void {
+  const issues: FieldIssue[] = [];
+  for (const field of ['cluster', 'namespace', 'name'] as const) {
+    const issue = keyPartIssue(field, key[field]);
+    if (issue) issues.push(issue);
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+/** The same check for one part on its own (cluster name, list filters). */
+export function validateKeyPart(value: string, path: string): void {
+  const issue = keyPartIssue(path, value);
+  if (issue) throw new ValidationError([issue]);
+}
+
+function keyPartIssue(path: string, value: unknown): FieldIssue | null {
+  if (typeof value !== 'string' || value.length === 0) return { path, reason: 'must be a non-empty string' };
+  if (value.includes('#')) return { path, reason: HASH_REASON };
+  return null;
+}
+
+export function rolloutPk(key: RolloutKey): string {
+  return `${ROLLOUT_PREFIX}${key.cluster}#${key.namespace}#${key.name}`;
+}
+
+/** Inverse of rolloutPk; null for any other partition. */
+export function parseRolloutPk(pk: string): RolloutKey | null {
+  if (!pk.startsWith(ROLLOUT_PREFIX)) return null;
+  const parts = pk.slice(ROLLOUT_PREFIX.length).split('#');
+  if (parts.length !== 3) return null;
+  const [cluster, namespace, name] = parts as [string, string, string];
+  return { cluster, namespace, name };
+}
+
+export function indexSk(key: RolloutKey): string {
+  return `${key.cluster}#${key.namespace}#${key.name}`;
+}
+
+export function clusterSk(name: string): string {
+  return `${CLUSTER_SK_PREFIX}${name}`;
+}
+
+/**
+ * `H#<releaseId>#<seq>`, seq zero-padded so the entries of one release sort by seq. The key is
+ * deterministic: a retried flush rewrites the same item instead of adding one.
+ */
+export function historySk(releaseId: string, seq: number): string {
+  if (!Number.isSafeInteger(seq) || seq < 0 || seq >= 10 ** SEQ_WIDTH) {
+    throw new ValidationError([{ path: 'history.seq', reason: `must be an integer in [0, 1e${SEQ_WIDTH})` }]);
+  }
+  if (releaseId.length === 0 || releaseId.includes('#')) {
+    throw new ValidationError([{ path: 'history.releaseId', reason: `must be non-empty and ${HASH_REASON}` }]);
+  }
+  return `${HISTORY_PREFIX}${releaseId}#${String(seq).padStart(SEQ_WIDTH, '0')}`;
+}
+
+/**
+ * The due shard of a rollout: FNV-1a of the pk, modulo the shard count. Deterministic, so one rollout
+ * always lands in the same shard (the sweep can never see it twice in one pass).
+ */
+export function dueShard(pk: string): string {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(pk, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return String(hash % STATE_TABLE.dueIndex.shardCount);
+}
+
+export function allDueShards(): string[] {
+  return Array.from({ length: STATE_TABLE.dueIndex.shardCount }, (_, i) => String(i));
+}
+
+/**
+ * When the sweep should next look at this rollout, or null to keep it out of the sparse index:
+ * its wake-up if it has one; otherwise the time of the write while a release is active (so an active
+ * release is swept every tick as a safety net); otherwise never (Healthy, Completed, Aborted...).
+ */
+export function dueAtFor(state: ReleaseState, writtenAt: Date): string | null {
+  if (state.nextWakeAt !== null) return toIsoInstant(state.nextWakeAt, 'state.nextWakeAt');
+  if (isActive(state)) return writtenAt.toISOString();
+  return null;
+}
+
+/** Normalise to `toISOString()` form: the index sorts strings, so every dueAt must have the same shape. */
+export function toIsoInstant(value: string, path: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new ValidationError([{ path, reason: `"${value}" is not an ISO 8601 instant` }]);
+  return new Date(ms).toISOString();
+}
+
+/** Epoch seconds at which a history entry recorded at `at` expires (TTL). Derived from the entry so retries write identical items. */
+export function historyExpiresAt(at: string, fallback: Date): number {
+  const ms = Date.parse(at);
+  const base = Number.isNaN(ms) ? fallback.getTime() : ms;
+  return Math.floor(base / 1000) + STATE_TABLE.historyRetentionDays * 24 * 3600;
+}

@@ -1,0 +1,177 @@
+// In-memory StateStore for unit tests of the pipeline. Same semantics as DynamoStateStore (it runs
+// the same contract suite, test/support/stateStoreContract.ts): versions and StaleStateError,
+// duplicate commands, the sparse due rule, key validation. Values are copied in and out as JSON
+// (what DynamoDB's marshalling keeps), so callers cannot mutate stored state by reference.
+// The Meter counts the requests DynamoStateStore would send (no capacity units).
+import { ConflictError, StaleStateError } from '../../../shared/errors.ts';
+import { dueAtFor, historySk, indexSk, rolloutPk, validateKeyPart, validateRolloutKey } from '../../../shared/adapters/dynamodb/keys.ts';
+import {
+  isDuplicateCommand, sortHistory, validateCommandId, validateLimit, validateClusterRegistration, validateListFilter, validateSpecKey, validateVersion,
+} from '../../../shared/adapters/dynamodb/rules.ts';
+import { NO_METER } from '../../../shared/reconcile/meter.ts';
+import type { Meter } from '../../../shared/reconcile/meter.ts';
+import type {
+  Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredSpec, StoredState,
+} from '../../../shared/reconcile/ports.ts';
+import { initialState } from '../../../shared/rollout/state.ts';
+import type { Command, ReleaseState, RolloutKey, RolloutSpec } from '../../../shared/rollout/types.ts';
+
+interface Partition {
+  key: RolloutKey;
+  spec?: StoredSpec;
+  state?: StoredState & { dueAt: string | null };
+  history: Map<string, HistoryEntry>;
+}
+
+export class MemoryStateStore implements StateStore {
+  private readonly partitions = new Map<string, Partition>();
+  /** The INDEX partition: listed rollouts by `<cluster>#<ns>#<name>`. */
+  private readonly index = new Map<string, RolloutKey>();
+  private readonly clusters = new Map<string, ClusterRegistration>();
+  private readonly clock: Clock;
+  private readonly meter: Meter;
+
+  constructor(opts: { clock?: Clock; meter?: Meter } = {}) {
+    this.clock = opts.clock ?? { now: () => new Date() };
+    this.meter = opts.meter ?? NO_METER;
+  }
+
+  async load(key: RolloutKey): Promise<LoadedRollout> {
+    validateRolloutKey(key);
+    this.meter.add('ddb.read');
+    const p = this.partitions.get(rolloutPk(key));
+    const state = p?.state ? { state: p.state.state, version: p.state.version, outbox: p.state.outbox } : emptyState();
+    return copy({ spec: p?.spec ?? null, state });
+  }
+
+  async saveState(key: RolloutKey, next: { state: ReleaseState; outbox: Outbox }, expectedVersion: number): Promise<number> {
+    validateRolloutKey(key);
+    validateVersion(expectedVersion, 'expectedVersion');
+    return this.putState(key, next, expectedVersion);
+  }
+
+  async putHistory(key: RolloutKey, entries: HistoryEntry[]): Promise<void> {
+    validateRolloutKey(key);
+    const keyed = entries.map((e) => [historySk(e.releaseId, e.seq), copy(e)] as const);
+    if (keyed.length > 0) this.meter.add('ddb.write', Math.ceil(new Set(keyed.map(([sk]) => sk)).size / 25));
+    const p = this.partition(key);
+    for (const [sk, entry] of keyed) p.history.set(sk, entry);
+  }
+
+  async listHistory(key: RolloutKey): Promise<HistoryEntry[]> {
+    validateRolloutKey(key);
+    this.meter.add('ddb.read');
+    const p = this.partitions.get(rolloutPk(key));
+    const inKeyOrder = [...(p?.history.entries() ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
+    return copy(sortHistory(inKeyOrder));
+  }
+
+  async putSpec(key: RolloutKey, spec: RolloutSpec, document: unknown, expectedSpecVersion: number): Promise<number> {
+    validateRolloutKey(key);
+    validateSpecKey(key, spec);
+    validateVersion(expectedSpecVersion, 'expectedSpecVersion');
+    this.meter.add('ddb.write');
+    const p = this.partition(key);
+    if ((p.spec?.specVersion ?? 0) !== expectedSpecVersion) {
+      throw new ConflictError(`SPEC of ${rolloutPk(key)} is not at specVersion ${expectedSpecVersion}`);
+    }
+    const specVersion = expectedSpecVersion + 1;
+    p.spec = copy({ spec, specVersion, document: document ?? null });
+    this.meter.add('ddb.write');
+    this.index.set(indexSk(key), { ...key });
+    return specVersion;
+  }
+
+  async deleteRollout(key: RolloutKey): Promise<void> {
+    validateRolloutKey(key);
+    const p = this.partitions.get(rolloutPk(key));
+    const items = (p?.spec ? 1 : 0) + (p?.state ? 1 : 0) + (p?.history.size ?? 0);
+    this.meter.add('ddb.read');
+    this.meter.add('ddb.write', Math.ceil(items / 25) + 1);
+    this.partitions.delete(rolloutPk(key));
+    this.index.delete(indexSk(key));
+  }
+
+  async listRollouts(filter: { cluster?: string; namespace?: string } = {}): Promise<RolloutKey[]> {
+    validateListFilter(filter);
+    this.meter.add('ddb.read');
+    return [...this.index.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, k]) => k)
+      .filter((k) => (filter.cluster === undefined || k.cluster === filter.cluster) && (filter.namespace === undefined || k.namespace === filter.namespace))
+      .map((k) => ({ ...k }));
+  }
+
+  async recordCommand(key: RolloutKey, command: Command): Promise<'recorded' | 'duplicate'> {
+    validateRolloutKey(key);
+    validateCommandId(command.id);
+    // Read-check-write happens without an await in between, so no other call can interleave:
+    // the version check of putState can never fail here (DynamoStateStore retries when it does).
+    this.meter.add('ddb.read');
+    const current = this.partitions.get(rolloutPk(key))?.state ?? emptyState();
+    if (isDuplicateCommand(current.state, command.id)) return 'duplicate';
+    const state: ReleaseState = { ...current.state, commands: [...current.state.commands, command] };
+    this.putState(key, { state, outbox: current.outbox }, current.version, this.clock.now().toISOString());
+    return 'recorded';
+  }
+
+  async queryDue(now: Date, limit?: number): Promise<RolloutKey[]> {
+    validateLimit(limit);
+    this.meter.add('ddb.read', 8);
+    const nowIso = now.toISOString();
+    return [...this.partitions.values()]
+      .flatMap((p) => (p.state?.dueAt != null && p.state.dueAt <= nowIso ? [{ key: p.key, dueAt: p.state.dueAt }] : []))
+      .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0))
+      .slice(0, limit)
+      .map(({ key }) => ({ ...key }));
+  }
+
+  async putCluster(reg: ClusterRegistration): Promise<void> {
+    validateClusterRegistration(reg);
+    this.meter.add('ddb.write');
+    this.clusters.set(reg.name, copy(reg));
+  }
+
+  async getCluster(name: string): Promise<ClusterRegistration | null> {
+    validateKeyPart(name, 'name');
+    this.meter.add('ddb.read');
+    const reg = this.clusters.get(name);
+    return reg ? copy(reg) : null;
+  }
+
+  async listClusters(): Promise<ClusterRegistration[]> {
+    this.meter.add('ddb.read');
+    return [...this.clusters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => copy(r));
+  }
+
+  private putState(key: RolloutKey, next: { state: ReleaseState; outbox: Outbox }, expectedVersion: number, dueAt?: string): number {
+    this.meter.add('ddb.write');
+    const p = this.partition(key);
+    if ((p.state?.version ?? 0) !== expectedVersion) {
+      throw new StaleStateError(`STATE of ${rolloutPk(key)} is no longer at version ${expectedVersion}`);
+    }
+    const now = this.clock.now();
+    const version = expectedVersion + 1;
+    p.state = { ...copy({ state: next.state, outbox: next.outbox }), version, dueAt: dueAt ?? dueAtFor(next.state, now) };
+    return version;
+  }
+
+  private partition(key: RolloutKey): Partition {
+    const pk = rolloutPk(key);
+    let p = this.partitions.get(pk);
+    if (!p) {
+      p = { key: { ...key }, history: new Map() };
+      this.partitions.set(pk, p);
+    }
+    return p;
+  }
+}
+
+function emptyState(): StoredState {
+  return { state: initialState(), version: 0, outbox: { history: [], events: [] } };
+}
+
+/** A deep copy through JSON: drops undefined fields like DynamoDB marshalling with removeUndefinedValues. */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

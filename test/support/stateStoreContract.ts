@@ -1,0 +1,244 @@
+// The behaviour every StateStore must have, as one suite run against each implementation
+// (in-memory fake: test/unit/adapters/memoryStateStore.test.ts; DynamoDB on dynalite:
+// test/integration/statestore.dynamodb.test.ts). The factory returns a fresh, empty store per test.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConflictError, StaleStateError, ValidationError } from '../../shared/errors.ts';
+import type { StateStore } from '../../shared/reconcile/ports.ts';
+import { initialState } from '../../shared/rollout/state.ts';
+import {
+  ManualClock, T0, activeState, approve, completedState, eksCluster, historyEntry, rolloutKey, sampleDocument, sampleOutbox, sampleSpec,
+} from './stateStoreFixtures.ts';
+
+export type StateStoreFactory = (clock: ManualClock) => Promise<StateStore>;
+
+export function stateStoreContract(name: string, factory: StateStoreFactory): void {
+  const setup = async () => {
+    const clock = new ManualClock();
+    return { clock, store: await factory(clock) };
+  };
+  const noOutbox = { history: [], events: [] };
+
+  describe(`${name} (StateStore contract)`, () => {
+    test('loading a rollout that was never stored gives no spec and the initial state at version 0', async () => {
+      const { store } = await setup();
+      assert.deepEqual(await store.load(rolloutKey()), {
+        spec: null,
+        state: { state: initialState(), version: 0, outbox: { history: [], events: [] } },
+      });
+    });
+
+    test('a saved state loads back deep-equal, with its outbox and the next version', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      const next = { state: activeState({ commands: [approve('c1')] }), outbox: sampleOutbox(key) };
+      assert.equal(await store.saveState(key, next, 0), 1);
+      assert.equal(await store.saveState(key, next, 1), 2);
+      const loaded = await store.load(key);
+      assert.deepEqual(loaded.state, { ...next, version: 2 });
+      assert.equal(loaded.spec, null);
+    });
+
+    test('a save from a stale version throws StaleStateError and writes nothing', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      await store.saveState(key, { state: activeState(), outbox: noOutbox }, 0);
+      await assert.rejects(store.saveState(key, { state: completedState(), outbox: noOutbox }, 0), StaleStateError);
+      await assert.rejects(store.saveState(key, { state: completedState(), outbox: noOutbox }, 7), StaleStateError);
+      const loaded = await store.load(key);
+      assert.equal(loaded.state.version, 1);
+      assert.deepEqual(loaded.state.state, activeState());
+    });
+
+    test('of ten concurrent saves from the same version exactly one wins', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      await store.saveState(key, { state: activeState(), outbox: noOutbox }, 0);
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) =>
+        store.saveState(key, { state: activeState({ message: `writer ${i}` }), outbox: noOutbox }, 1)));
+      const won = results.flatMap((r, i) => (r.status === 'fulfilled' ? [i] : []));
+      assert.equal(won.length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof StaleStateError, String(r.reason));
+      const loaded = await store.load(key);
+      assert.equal(loaded.state.version, 2);
+      assert.equal(loaded.state.state.message, `writer ${won[0]}`);
+    });
+
+    test('a command id already recorded or already applied is a duplicate and stored once', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      await store.saveState(key, { state: activeState(), outbox: noOutbox }, 0);
+      assert.equal(await store.recordCommand(key, approve('c1')), 'recorded');
+      assert.equal(await store.recordCommand(key, approve('c1')), 'duplicate');
+      assert.equal(await store.recordCommand(key, approve('cmd-old')), 'duplicate');
+      const { state } = await store.load(key);
+      assert.deepEqual(state.state.commands, [approve('c1')]);
+      assert.equal(state.version, 2);
+    });
+
+    test('commands recorded concurrently are all kept, and a racing duplicate is kept once', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      await store.saveState(key, { state: activeState(), outbox: noOutbox }, 0);
+      const distinct = await Promise.all(['a', 'b', 'c', 'd'].map((id) => store.recordCommand(key, approve(id))));
+      assert.deepEqual(distinct, ['recorded', 'recorded', 'recorded', 'recorded']);
+      const same = await Promise.all(Array.from({ length: 4 }, () => store.recordCommand(key, approve('e'))));
+      assert.deepEqual(same.filter((r) => r === 'recorded').length, 1);
+      const { state } = await store.load(key);
+      assert.deepEqual(state.state.commands.map((c) => c.id).sort(), ['a', 'b', 'c', 'd', 'e']);
+      assert.equal(state.version, 6);
+    });
+
+    test('recording a command bumps the version, so a save from the version read before fails', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      const outbox = sampleOutbox(key);
+      await store.saveState(key, { state: activeState(), outbox }, 0);
+      const before = await store.load(key);
+      await store.recordCommand(key, approve('c1'));
+      await assert.rejects(store.saveState(key, { state: completedState(), outbox: noOutbox }, before.state.version), StaleStateError);
+      const after = await store.load(key);
+      assert.equal(after.state.version, before.state.version + 1);
+      assert.deepEqual(after.state.state.commands, [approve('c1')]);
+      assert.deepEqual(after.state.outbox, outbox, 'the unflushed outbox survives the command');
+    });
+
+    test('a command for a rollout without STATE creates it from the initial state', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      assert.equal(await store.recordCommand(key, approve('c1')), 'recorded');
+      const { state } = await store.load(key);
+      assert.equal(state.version, 1);
+      assert.deepEqual(state.state, { ...initialState(), commands: [approve('c1')] });
+    });
+
+    test('history puts are idempotent and list in seq order across releases', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      await store.putHistory(key, [historyEntry('r10', 40), historyEntry('r2', 12)]);
+      await store.putHistory(key, [historyEntry('r2', 11), historyEntry('r2', 12), historyEntry('r10', 41)]);
+      await store.putHistory(key, [historyEntry('r2', 11)]);
+      await store.putHistory(key, []);
+      const listed = await store.listHistory(key);
+      assert.deepEqual(listed.map((e) => `${e.releaseId}/${e.seq}`), ['r2/11', 'r2/12', 'r10/40', 'r10/41']);
+      assert.deepEqual(listed[0], historyEntry('r2', 11));
+      assert.deepEqual(await store.listHistory(rolloutKey('other')), []);
+    });
+
+    test('a batch of more than 25 history entries is stored completely', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      await store.putHistory(key, Array.from({ length: 60 }, (_, i) => historyEntry('r1', i)));
+      assert.equal((await store.listHistory(key)).length, 60);
+    });
+
+    test('the due query returns only rollouts whose wake-up or active release is due', async () => {
+      const { store, clock } = await setup();
+      const save = (name: string, state = activeState()) => store.saveState(rolloutKey(name), { state, outbox: noOutbox }, 0);
+      await save('wake-past', activeState({ nextWakeAt: '2029-12-31T23:59:00.000Z' }));
+      await save('wake-future', activeState({ nextWakeAt: '2030-01-01T01:00:00.000Z' }));
+      await save('active-no-wake', activeState({ nextWakeAt: null }));
+      await save('completed', completedState());
+      await save('healthy-timer', { ...initialState(), nextWakeAt: '2029-12-31T12:00:00.000Z' });
+      clock.advance(1);
+      const names = async (now: Date, limit?: number) => (await store.queryDue(now, limit)).map((k) => k.name);
+      assert.deepEqual(new Set(await names(clock.now())), new Set(['wake-past', 'active-no-wake', 'healthy-timer']));
+      assert.deepEqual(await names(clock.now(), 2), ['healthy-timer', 'wake-past'], 'most overdue first');
+      assert.deepEqual(new Set(await names(new Date('2030-01-01T02:00:00.000Z'))), new Set(['wake-past', 'wake-future', 'active-no-wake', 'healthy-timer']));
+      assert.deepEqual(await names(new Date('2029-01-01T00:00:00.000Z')), []);
+      assert.deepEqual((await store.queryDue(clock.now()))[0]?.cluster, 'prod-eu', 'keys come back whole');
+    });
+
+    test('a rollout leaves the due index when its release ends and re-enters on a command', async () => {
+      const { store, clock } = await setup();
+      const key = rolloutKey();
+      await store.saveState(key, { state: activeState({ nextWakeAt: null }), outbox: noOutbox }, 0);
+      assert.equal((await store.queryDue(clock.now())).length, 1);
+      await store.saveState(key, { state: completedState(), outbox: noOutbox }, 1);
+      assert.deepEqual(await store.queryDue(new Date('2031-01-01T00:00:00.000Z')), []);
+      clock.advance(60);
+      await store.recordCommand(key, approve('c1'));
+      assert.deepEqual(await store.queryDue(clock.now()), [key]);
+    });
+
+    test('putSpec creates at version 0, then only from the specVersion read', async () => {
+      const { store } = await setup();
+      const key = rolloutKey();
+      const spec = sampleSpec(key);
+      assert.equal(await store.putSpec(key, spec, sampleDocument(key), 0), 1);
+      await assert.rejects(store.putSpec(key, spec, sampleDocument(key), 0), ConflictError);
+      await assert.rejects(store.putSpec(key, spec, sampleDocument(key), 2), ConflictError);
+      const changed = { ...spec, paused: true };
+      assert.equal(await store.putSpec(key, changed, { changed: true }, 1), 2);
+      const loaded = await store.load(key);
+      assert.deepEqual(loaded.spec, { spec: changed, specVersion: 2, document: { changed: true } });
+      assert.equal(loaded.state.version, 0, 'a spec alone has no STATE');
+      await assert.rejects(store.putSpec(key, sampleSpec(rolloutKey('other')), null, 2), ValidationError);
+    });
+
+    test('listRollouts lists applied rollouts, filtered by cluster and namespace', async () => {
+      const { store } = await setup();
+      const keys = [rolloutKey('web', 'shop', 'a'), rolloutKey('api', 'shop', 'a'), rolloutKey('web', 'blog', 'a'), rolloutKey('web', 'shop', 'b')];
+      for (const key of keys) await store.putSpec(key, sampleSpec(key), null, 0);
+      await store.saveState(rolloutKey('state-only', 'shop', 'a'), { state: activeState(), outbox: noOutbox }, 0);
+      const names = (ks: { cluster: string; namespace: string; name: string }[]) => ks.map((k) => `${k.cluster}/${k.namespace}/${k.name}`);
+      assert.deepEqual(names(await store.listRollouts()), ['a/blog/web', 'a/shop/api', 'a/shop/web', 'b/shop/web']);
+      assert.deepEqual(names(await store.listRollouts({ cluster: 'a' })), ['a/blog/web', 'a/shop/api', 'a/shop/web']);
+      assert.deepEqual(names(await store.listRollouts({ cluster: 'a', namespace: 'shop' })), ['a/shop/api', 'a/shop/web']);
+      assert.deepEqual(names(await store.listRollouts({ namespace: 'shop' })), ['a/shop/api', 'a/shop/web', 'b/shop/web']);
+      assert.deepEqual(await store.listRollouts({ cluster: 'c' }), []);
+    });
+
+    test('deleteRollout removes spec, state, history and the listing entry, and is idempotent', async () => {
+      const { store, clock } = await setup();
+      const key = rolloutKey();
+      const neighbour = rolloutKey('api');
+      for (const k of [key, neighbour]) {
+        await store.putSpec(k, sampleSpec(k), null, 0);
+        await store.saveState(k, { state: activeState({ nextWakeAt: null }), outbox: noOutbox }, 0);
+        await store.putHistory(k, Array.from({ length: 30 }, (_, i) => historyEntry('r1', i)));
+      }
+      await store.deleteRollout(key);
+      await store.deleteRollout(key);
+      assert.deepEqual(await store.load(key), { spec: null, state: { state: initialState(), version: 0, outbox: noOutbox } });
+      assert.deepEqual(await store.listHistory(key), []);
+      assert.deepEqual(await store.listRollouts(), [neighbour]);
+      assert.deepEqual(await store.queryDue(clock.now()), [neighbour]);
+      assert.equal((await store.listHistory(neighbour)).length, 30, 'other rollouts are untouched');
+    });
+
+    test('clusters are registered, read back, replaced and listed', async () => {
+      const { store } = await setup();
+      assert.equal(await store.getCluster('prod-eu'), null);
+      await store.putCluster(eksCluster('prod-eu'));
+      const local = { name: 'local', endpoint: { server: 'https://127.0.0.1:6443', caData: 'Q0E=', insecureSkipTlsVerify: false } };
+      await store.putCluster(local);
+      assert.deepEqual(await store.getCluster('prod-eu'), eksCluster('prod-eu'));
+      const moved = { name: 'prod-eu', eks: { clusterName: 'prod-eu-2', region: 'eu-central-1' } };
+      await store.putCluster(moved);
+      assert.deepEqual(await store.getCluster('prod-eu'), moved);
+      assert.deepEqual(await store.listClusters(), [local, moved]);
+      await assert.rejects(store.putCluster({ name: 'nowhere' }), ValidationError);
+    });
+
+    test('names containing "#" are rejected with the field and the reason, before anything is written', async () => {
+      const { store } = await setup();
+      const bad = { cluster: 'prod', namespace: 'sh#op', name: 'web' };
+      const hasIssue = (field: string) => (err: unknown) => {
+        assert.ok(err instanceof ValidationError, String(err));
+        assert.equal(err.issues[0]?.path, field);
+        assert.match(err.issues[0]?.reason ?? '', /#/);
+        return true;
+      };
+      await assert.rejects(store.load(bad), hasIssue('namespace'));
+      await assert.rejects(store.saveState(bad, { state: activeState(), outbox: noOutbox }, 0), hasIssue('namespace'));
+      await assert.rejects(store.putSpec(bad, sampleSpec(bad), null, 0), hasIssue('namespace'));
+      await assert.rejects(store.recordCommand({ ...bad, namespace: 'shop', name: 'w#b' }, approve('c1')), hasIssue('name'));
+      await assert.rejects(store.putHistory({ ...bad, namespace: 'shop', cluster: 'p#' }, [historyEntry('r1', 1)]), hasIssue('cluster'));
+      await assert.rejects(store.putCluster(eksCluster('a#b')), hasIssue('name'));
+      await assert.rejects(store.listRollouts({ cluster: 'a#' }), hasIssue('cluster'));
+      assert.deepEqual(await store.listRollouts(), []);
+      assert.deepEqual(await store.queryDue(new Date(T0.getTime() + 86_400_000)), []);
+    });
+  });
+}
