@@ -3,8 +3,10 @@
 // then runs every test file (unit, infra, integration) under node's built-in runner on Node 22.
 // Usage: node scripts/run-tests.mjs [glob-or-file ...]   (default: all of test/**/*.test.ts)
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { findLeftovers, killLeftovers } from './testplane-leftovers.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const major = Number(process.versions.node.split('.')[0]);
@@ -30,5 +32,21 @@ const args = [
   `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`, '--test-reporter-destination=stdout',
   ...files,
 ];
-const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: process.env });
+// Tag every process of this run (the control-plane daemons inherit the environment) so the check
+// below only ever reports this run's processes, never another run's on the same machine.
+const runId = randomUUID();
+const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ROLLOUTS_TEST_RUN_ID: runId } });
+
+// No process left behind: a control-plane daemon that outlives its test file is a harness bug
+// (a missing stop(), a lost exit hook) and would leak into the next run, so it fails the run.
+const binDir = process.env.ROLLOUTS_TESTPLANE_BIN ||
+  spawnSync('bash', [path.join(root, 'scripts/build-testplane.sh'), '--print-dir'], { encoding: 'utf8' }).stdout.trim();
+const leftovers = await findLeftovers(binDir, runId);
+if (leftovers.length > 0) {
+  console.error(`run-tests: ${leftovers.length} test control-plane process(es) outlived the test run; killing them:`);
+  for (const { pid, cmdline } of leftovers) console.error(`  ${pid} ${cmdline}`);
+  killLeftovers(leftovers);
+  console.error('run-tests: FAILED: a test process ended without stopping its control plane (stop() not awaited, or the process was SIGKILLed before its exit hook ran).');
+  process.exit(1);
+}
 process.exit(run.status ?? 1);

@@ -7,8 +7,12 @@ export const ENV = {
   tableName: 'ROLLOUTS_TABLE_NAME',
   /** SQS FIFO queue: MessageGroupId = rollout key (per-key order, 5-minute dedup). */
   queueUrl: 'ROLLOUTS_QUEUE_URL',
-  /** Standard SQS queue used only for delayed re-runs (FIFO queues have no per-message delay). */
-  delayQueueUrl: 'ROLLOUTS_DELAY_QUEUE_URL',
+  /**
+   * Standard SQS queue for delayed re-runs (FIFO has no per-message delay) and for watch-proxy events
+   * routed by an EventBridge rule (an SQS-FIFO rule target only takes a static MessageGroupId, which
+   * would serialise every rollout in one group). Reconcile is safe under concurrency, so no order is needed.
+   */
+  triggerQueueUrl: 'ROLLOUTS_TRIGGER_QUEUE_URL',
   eventBusName: 'ROLLOUTS_EVENT_BUS_NAME',
   /** Source of our EventBridge events. */
   eventSource: 'ROLLOUTS_EVENT_SOURCE',
@@ -21,7 +25,7 @@ export const ENV = {
 const schema = z.object({
   tableName: z.string().min(3),
   queueUrl: z.string().url(),
-  delayQueueUrl: z.string().url(),
+  triggerQueueUrl: z.string().url(),
   eventBusName: z.string().min(1),
   eventSource: z.string().min(1).default('serverless-rollouts'),
   maxBodyBytes: z.coerce.number().int().positive().default(256 * 1024),

@@ -35,3 +35,22 @@ export class ConfigError extends RolloutsError {}
 
 /** A command that is not allowed now (e.g. approve when not awaiting approval). */
 export class CommandRejectedError extends RolloutsError {}
+
+/** The caller's identity may not do this (Kubernetes 403, RBAC): a missing permission, not a transient fault. */
+export class ForbiddenError extends RolloutsError {}
+
+/** The credentials were rejected (Kubernetes 401): the token expired or the identity is not mapped. */
+export class UnauthorizedError extends RolloutsError {}
+
+/** The requested history is gone (Kubernetes 410, e.g. a watch from a compacted resourceVersion): relist. */
+export class GoneError extends RolloutsError {}
+
+/** A process of the local Kubernetes control plane failed to start, become ready or stop. */
+export class ControlPlaneError extends RolloutsError {
+  /** Which component failed (etcd, kube-apiserver, kwok, ...). */
+  readonly component: string;
+  constructor(component: string, message: string, options?: ErrorOptions) {
+    super(`${component}: ${message}`, options);
+    this.component = component;
+  }
+}
