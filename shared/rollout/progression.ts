@@ -4,7 +4,7 @@
 import { batchTarget, isBatchReady } from './arithmetic.ts';
 import type { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
-import { isWindowOpen, nextWindowOpening } from './windows.ts';
+import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Distribution, Release, RevisionView } from './types.ts';
 
 /** While pods move, look again this often even if no watch event arrives. */
@@ -40,8 +40,9 @@ function progressSteps(d: Draft, rel: Release): void {
     return;
   }
   if (!isWindowOpen(d.spec.windows, now)) {
-    const opens = nextWindowOpening(d.spec.windows, now);
-    if (opens) d.wakeAt(opens);
+    // No opening within the search horizon (e.g. a window inside a DST gap this week): look again then.
+    const opens = nextWindowOpening(d.spec.windows, now) ?? new Date(now.getTime() + WINDOW_SEARCH_DAYS * 86_400_000);
+    d.wakeAt(opens);
     return;
   }
   const total = d.view.replicas;

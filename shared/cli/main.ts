@@ -1,0 +1,51 @@
+// The `rollouts` command: a registry of subcommands. To add a verb, create commands/<verb>.ts that
+// exports `register(program, io)` and list it in COMMANDS.
+import { Command, CommanderError } from 'commander';
+import pkg from '../../package.json' with { type: 'json' };
+import * as plan from './commands/plan.ts';
+import * as validate from './commands/validate.ts';
+import { EXIT_CODES_HELP } from './help.ts';
+import { CliExit, EXIT, processIO } from './io.ts';
+import type { CliIO } from './io.ts';
+
+interface CommandModule {
+  register(program: Command, io: CliIO): void;
+}
+
+const COMMANDS: readonly CommandModule[] = [plan, validate];
+
+export function buildProgram(io: CliIO = processIO): Command {
+  const program = new Command('rollouts')
+    .description('progressive multi-batch releases for Kubernetes workloads (serverless-rollouts)')
+    .version(pkg.version)
+    // Settings made before the subcommands are added are inherited by them.
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('afterAll', EXIT_CODES_HELP);
+  for (const command of COMMANDS) command.register(program, io);
+  return program;
+}
+
+/** Commander's own outcomes: help and version are successes, everything else is a usage error. */
+function commanderExitCode(err: CommanderError): number {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+  if (err.code === 'commander.help' && err.exitCode === 0) return EXIT.ok;
+  return EXIT.usage;
+}
+
+/** Runs `rollouts <argv…>` and returns the exit code; never calls process.exit. */
+export async function run(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return commanderExitCode(err);
+    if (err instanceof CliExit) {
+      if (err.message) io.err(`${err.message}\n`);
+      return err.exitCode;
+    }
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.failed;
+  }
+}

@@ -1,0 +1,90 @@
+// Turns zod issues into FieldIssues with document paths ("spec.strategy.canary.steps[1].replicas")
+// and reasons a Rollout author understands, including "not supported" for Kruise features we lack.
+import type { z } from 'zod';
+import type { FieldIssue } from '../errors.ts';
+
+/** Path segments as zod reports them. */
+export type PathSegments = readonly PropertyKey[];
+
+/** `["spec","steps",1,"replicas"]` → `spec.steps[1].replicas`; odd keys are quoted (`annotations["a/b"]`). */
+export function formatPath(path: PathSegments): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && /^[A-Za-z_$][\w$-]*$/.test(seg)) out += out === '' ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out === '' ? '(document)' : out;
+}
+
+/** Kruise fields we deliberately do not implement, by path with indexes erased, → what they are. */
+const UNSUPPORTED_KRUISE_FIELDS: Record<string, string> = {
+  'spec.strategy.blueGreen': 'blue-green releases',
+  'spec.strategy.canary.trafficRoutings': 'traffic routing',
+  'spec.strategy.canary.trafficRoutingRef': 'traffic routing',
+  'spec.strategy.canary.disableGenerateCanaryService': 'canary Services for traffic routing',
+  'spec.strategy.canary.patchPodTemplateMetadata': 'canary pod metadata (canary-Deployment style)',
+  'spec.strategy.canary.steps[].traffic': 'traffic routing',
+  'spec.strategy.canary.steps[].matches': 'request matching (traffic routing)',
+  'spec.strategy.canary.steps[].requestHeaderModifier': 'request header rewriting (traffic routing)',
+};
+
+/** Our extensions under `spec`; named in the error when someone uses them in a Kruise document. */
+export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt'] as const;
+
+export function unsupported(feature: string): string {
+  return `not supported by serverless-rollouts (Kruise ${feature}); remove it`;
+}
+
+function unknownKeyReason(parent: PathSegments, key: string, ourApiVersion: string): string {
+  const generic = formatPath([...parent, key]).replace(/\[\d+\]/g, '[]');
+  const feature = UNSUPPORTED_KRUISE_FIELDS[generic];
+  if (feature) return unsupported(feature);
+  if (generic === 'status') return 'unknown field (status is written by the controller; remove it)';
+  if (parent.length === 1 && parent[0] === 'spec' && (EXTENSION_FIELDS as readonly string[]).includes(key)) {
+    return `not a Kruise field: it is a serverless-rollouts extension, use apiVersion ${ourApiVersion}`;
+  }
+  return 'unknown field';
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
+  return `${typeof v} ${String(v)}`;
+}
+
+const EXPECTED_NAMES: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  boolean: 'true or false',
+  number: 'a number',
+  int: 'an integer',
+};
+
+/** One zod issue → one or more FieldIssues (one per unknown key). Requires `reportInput: true`. */
+export function toFieldIssues(issue: z.core.$ZodIssue, ourApiVersion: string): FieldIssue[] {
+  const path = formatPath(issue.path);
+  const missing = !('input' in issue) || issue.input === undefined;
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({
+        path: formatPath([...issue.path, key]),
+        reason: unknownKeyReason(issue.path, key, ourApiVersion),
+      }));
+    case 'invalid_type': {
+      if (missing) return [{ path, reason: 'required' }];
+      const expected = EXPECTED_NAMES[issue.expected] ?? issue.expected;
+      return [{ path, reason: `must be ${expected}, not ${describeValue(issue.input)}` }];
+    }
+    case 'invalid_value':
+      if (missing) return [{ path, reason: 'required' }];
+      if (issue.values.length === 1) return [{ path, reason: `must be ${JSON.stringify(issue.values[0])}` }];
+      return [{ path, reason: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}` }];
+    default:
+      // Every other check in specSchema.ts carries its own message written for users.
+      return [{ path, reason: missing ? 'required' : issue.message }];
+  }
+}

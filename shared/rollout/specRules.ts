@@ -1,0 +1,108 @@
+// Checks that compare fields of a Rollout document. They read the raw document defensively (any field
+// may be missing or malformed, which the schema reports) so that every problem is listed in one pass.
+import type { FieldIssue } from '../errors.ts';
+import { isPercent, percentValue, replicasProblem } from './intOrPercent.ts';
+import { unsupported } from './specIssues.ts';
+import type { IntOrPercent, WorkloadKind } from './types.ts';
+import { parseClock } from './windows.ts';
+
+/** Workload types we drive, as written in `workloadRef`, → our WorkloadKind. */
+export const SUPPORTED_WORKLOADS: readonly { apiVersion: string; kind: string; as: WorkloadKind }[] = [
+  { apiVersion: 'apps/v1', kind: 'Deployment', as: 'Deployment' },
+  { apiVersion: 'apps/v1', kind: 'StatefulSet', as: 'StatefulSet' },
+  { apiVersion: 'apps/v1', kind: 'DaemonSet', as: 'DaemonSet' },
+  { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', as: 'CloneSet' },
+  // Kruise Advanced StatefulSet: driven like a StatefulSet (partition); apiVersion tells them apart.
+  { apiVersion: 'apps.kruise.io/v1beta1', kind: 'StatefulSet', as: 'StatefulSet' },
+];
+
+export function workloadKindOf(apiVersion: string, kind: string): WorkloadKind | null {
+  return SUPPORTED_WORKLOADS.find((w) => w.apiVersion === apiVersion && w.kind === kind)?.as ?? null;
+}
+
+const ROLLBACK_IN_BATCH = 'rollouts.kruise.io/rollback-in-batch';
+
+function field(obj: unknown, key: string): unknown {
+  return typeof obj === 'object' && obj !== null && !Array.isArray(obj) ? (obj as Record<string, unknown>)[key] : undefined;
+}
+
+function workloadRefIssues(ref: unknown): FieldIssue[] {
+  const apiVersion = field(ref, 'apiVersion');
+  const kind = field(ref, 'kind');
+  if (typeof apiVersion !== 'string' || typeof kind !== 'string' || workloadKindOf(apiVersion, kind)) return [];
+  const supported = SUPPORTED_WORKLOADS.map((w) => `${w.apiVersion} ${w.kind}`).join(', ');
+  const knownKind = SUPPORTED_WORKLOADS.some((w) => w.kind === kind);
+  return [{
+    path: knownKind ? 'spec.workloadRef.apiVersion' : 'spec.workloadRef.kind',
+    reason: `unsupported workloadRef ${apiVersion} ${kind}; supported: ${supported}`,
+  }];
+}
+
+/**
+ * Steps must not go backwards. Like Kruise's `validateRolloutSpecCanarySteps`, only ADJACENT steps of
+ * the SAME type (int vs percent) are compared: 5 → "10%" → 3 is accepted, because an int and a percent
+ * cannot be ordered without knowing the replica count (and Kruise clamps/never moves back anyway).
+ * Values that are invalid on their own are skipped: they already have an issue.
+ */
+export function decreasingStepIssues(replicas: readonly unknown[], pathOf: (index: number) => string): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (let i = 1; i < replicas.length; i++) {
+    const prev = replicas[i - 1];
+    const curr = replicas[i];
+    if (!isValidReplicas(prev) || !isValidReplicas(curr) || isPercent(prev) !== isPercent(curr)) continue;
+    if (magnitude(curr) < magnitude(prev)) {
+      issues.push({ path: pathOf(i), reason: `must not be less than the previous step (${String(prev)}): steps never go backwards` });
+    }
+  }
+  return issues;
+}
+
+function isValidReplicas(v: unknown): v is IntOrPercent {
+  return (typeof v === 'number' || typeof v === 'string') && replicasProblem(v) === null;
+}
+
+function magnitude(v: IntOrPercent): number {
+  return isPercent(v) ? (percentValue(v) ?? 0) : v;
+}
+
+function stepIssues(strategy: unknown): FieldIssue[] {
+  const canary = field(strategy, 'canary');
+  if (strategy !== undefined && canary === undefined && field(strategy, 'blueGreen') === undefined) {
+    return [{ path: 'spec.strategy.canary', reason: 'required' }];
+  }
+  const steps = field(canary, 'steps');
+  if (!Array.isArray(steps)) return [];
+  return decreasingStepIssues(steps.map((s) => field(s, 'replicas')), (i) => `spec.strategy.canary.steps[${i}].replicas`);
+}
+
+function windowIssues(windows: unknown): FieldIssue[] {
+  if (!Array.isArray(windows)) return [];
+  return windows.flatMap((w, i): FieldIssue[] => {
+    const start = field(w, 'start');
+    const end = field(w, 'end');
+    if (typeof start !== 'string' || typeof end !== 'string') return [];
+    const s = parseClock(start, false);
+    const e = parseClock(end, true);
+    if (s === null || e === null || e > s) return [];
+    return [{
+      path: `spec.releaseWindows[${i}].end`,
+      reason: `must be after start (${start}); a window cannot cross midnight: split it in two (use "24:00" for end of day)`,
+    }];
+  });
+}
+
+function annotationIssues(metadata: unknown): FieldIssue[] {
+  if (field(field(metadata, 'annotations'), ROLLBACK_IN_BATCH) !== 'true') return [];
+  return [{ path: `metadata.annotations[${JSON.stringify(ROLLBACK_IN_BATCH)}]`, reason: unsupported('rollback in batches') }];
+}
+
+/** Every cross-field problem of a Rollout document (which may be otherwise malformed). */
+export function crossFieldIssues(doc: Record<string, unknown>): FieldIssue[] {
+  const spec = field(doc, 'spec');
+  return [
+    ...annotationIssues(field(doc, 'metadata')),
+    ...workloadRefIssues(field(spec, 'workloadRef')),
+    ...stepIssues(field(spec, 'strategy')),
+    ...windowIssues(field(spec, 'releaseWindows')),
+  ];
+}

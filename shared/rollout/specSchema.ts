@@ -1,0 +1,124 @@
+// zod schemas for Rollout documents: structure plus checks that look at one field at a time. Checks
+// that compare fields (step order, window start/end, workloadRef kind) live in specRules.ts so they
+// run even when an unrelated field is malformed. Every object is strict: unknown fields are errors.
+import { z } from 'zod';
+import { replicasProblem, thresholdProblem } from './intOrPercent.ts';
+import { unsupported } from './specIssues.ts';
+import { WEEKDAYS } from './types.ts';
+import { isKnownTimeZone, parseClock } from './windows.ts';
+
+/** Kruise's CRD limit on `steps`. */
+export const MAX_STEPS = 50;
+const MAX_INT32 = 2_147_483_647;
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+const dnsSubdomain = z.string().refine((s) => s.length <= 253 && DNS1123_SUBDOMAIN.test(s), {
+  error: 'must be a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters',
+});
+const dnsLabel = z.string().refine((s) => s.length <= 63 && DNS1123_LABEL.test(s), {
+  error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
+});
+
+/** An IntOrString field with a rule from intOrPercent.ts. */
+function intOrPercent(problem: (v: number | string) => string | null) {
+  return z
+    .union([z.number(), z.string()], { error: 'must be an integer or a percent string such as "50%"' })
+    .superRefine((v, ctx) => {
+      const reason = problem(v);
+      if (reason) ctx.addIssue({ code: 'custom', message: reason, input: v });
+    });
+}
+
+/** `false` is Kruise's default and harmless; `true` asks for a feature we do not have. */
+function onlyFalse(feature: string) {
+  return z.boolean().refine((v) => !v, { error: unsupported(feature) }).optional();
+}
+
+// Kruise v1beta1 RolloutPause is a struct, not a pointer: `pause:` (null) and `pause: {}` both mean
+// "wait for approval".
+const pause = z
+  .strictObject({
+    duration: z
+      .number()
+      .int()
+      .min(0, { error: 'must be >= 0 seconds (0 = no pause)' })
+      .max(MAX_INT32, { error: `must be <= ${MAX_INT32} seconds` })
+      .optional(),
+  })
+  .nullable()
+  .optional();
+
+const step = z.strictObject({ replicas: intOrPercent(replicasProblem), pause });
+
+const canary = z.strictObject({
+  steps: z
+    .array(step)
+    .min(1, { error: 'at least one step is required' })
+    .max(MAX_STEPS, { error: `at most ${MAX_STEPS} steps are allowed (Kruise limit)` }),
+  failureThreshold: intOrPercent(thresholdProblem).nullable().optional(),
+  enableExtraWorkloadForCanary: onlyFalse('canary-Deployment style, enableExtraWorkloadForCanary: true'),
+});
+
+const clock = (allowEndOfDay: boolean) =>
+  z.string().refine((s) => parseClock(s, allowEndOfDay) !== null, {
+    error: allowEndOfDay ? 'must be a time "HH:MM" from 00:00 to 24:00' : 'must be a time "HH:MM" from 00:00 to 23:59',
+  });
+
+const releaseWindow = z.strictObject({
+  days: z
+    .array(z.enum(WEEKDAYS, { error: `must be one of ${WEEKDAYS.join(', ')}` }))
+    .min(1, { error: 'list at least one day' }),
+  start: clock(false),
+  end: clock(true),
+  timeZone: z.string().refine(isKnownTimeZone, { error: 'unknown IANA time zone (e.g. "Europe/Paris", "UTC")' }),
+});
+
+const kruiseSpecFields = {
+  workloadRef: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: dnsSubdomain }),
+  strategy: z.strictObject({
+    paused: z.boolean().optional(),
+    // Optional here so a blueGreen-only document gets one "not supported" error, not two;
+    // specRules.ts requires canary when blueGreen is absent.
+    canary: canary.optional(),
+  }),
+  disabled: onlyFalse('disabling a Rollout, disabled: true'),
+};
+
+const extensionFields = {
+  progressDeadlineSeconds: z
+    .number()
+    .int()
+    .positive({ error: 'must be > 0 seconds' })
+    .optional(),
+  rollbackOnFailure: z.boolean().optional(),
+  releaseWindows: z.array(releaseWindow).optional(),
+  startAt: z.iso
+    .datetime({ offset: true, error: 'must be an RFC 3339 instant such as "2026-03-02T09:00:00Z" or "2026-03-02T10:00:00+01:00"' })
+    .optional(),
+};
+
+const metadata = z.strictObject({
+  name: dnsSubdomain,
+  namespace: dnsLabel.optional(),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+});
+
+function documentSchema<S extends z.ZodRawShape>(specShape: S) {
+  return z.strictObject({
+    // apiVersion is checked by parseRollout before the schema is chosen.
+    apiVersion: z.unknown(),
+    kind: z.literal('Rollout', { error: 'must be "Rollout"' }),
+    metadata,
+    spec: z.strictObject(specShape),
+  });
+}
+
+export const kruiseRolloutSchema = documentSchema(kruiseSpecFields);
+export const ourRolloutSchema = documentSchema({ ...kruiseSpecFields, ...extensionFields });
+
+export type KruiseRolloutDoc = z.output<typeof kruiseRolloutSchema>;
+export type OurRolloutDoc = z.output<typeof ourRolloutSchema>;
+export type StepDoc = z.output<typeof step>;
