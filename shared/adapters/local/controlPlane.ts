@@ -1,0 +1,200 @@
+// A real, throwaway Kubernetes control plane on loopback: etcd, kube-apiserver, the workload
+// controllers of kube-controller-manager, kube-scheduler, and kwok faking nodes and pod readiness.
+// Used by integration tests, benchmarks and local mode's --sandbox. Binaries come from
+// scripts/build-testplane.sh; see ../shared/reference/k8s-testplane.md for the recipe.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigError } from '../../errors.ts';
+import { locateAssets } from './controlplane/assets.ts';
+import {
+  applyManifestFile,
+  createFakeNodes,
+  defaultNamespaceProbe,
+  nodesReadyProbe,
+  rolloutsAuthorizedProbe,
+  serverVersion,
+} from './controlplane/bootstrap.ts';
+import {
+  apiserverArgs,
+  controllerManagerArgs,
+  etcdArgs,
+  etcdUrl,
+  kwokArgs,
+  schedulerArgs,
+  NODE_IP,
+  POD_CIDR,
+  type ComponentFiles,
+  type ComponentPorts,
+} from './controlplane/componentArgs.ts';
+import { writeCredentials, writeKubeconfig, type KubeconfigUser } from './controlplane/credentials.ts';
+import { Daemon } from './controlplane/daemon.ts';
+import { registerExitCleanup } from './controlplane/exitCleanup.ts';
+import { writeKwokConfig } from './controlplane/kwokConfig.ts';
+import { freePorts } from './controlplane/ports.ts';
+import { httpProbe, waitUntilReady } from './controlplane/readiness.ts';
+
+export { NEVER_READY_LABEL, KWOK_NODE_ANNOTATION } from './controlplane/kwokConfig.ts';
+export { ROLLOUTS_USER, ROLLOUTS_GROUP } from './controlplane/credentials.ts';
+
+export interface ControlPlaneOptions {
+  /** Where etcd data, PKI, kubeconfigs and logs go; kept by stop(). Default: a temp dir stop() removes. */
+  dataDir?: string;
+  /** How long after scheduling a pod becomes Ready (kwok stage delay). Default 500. */
+  podReadyDelayMs?: number;
+  /** Fake kwok nodes to create. Default 3. */
+  nodes?: number;
+  /** Progress lines (which component is ready, after how long). */
+  log?: (line: string) => void;
+}
+
+export interface ControlPlane {
+  /** gitVersion from the apiserver's /version. */
+  version: string;
+  /** https://127.0.0.1:<port> */
+  server: string;
+  dataDir: string;
+  kubeconfigPath(user: 'admin' | 'rollouts'): string;
+  adminToken: string;
+  rolloutsToken: string;
+  /** Kills every process it started (SIGTERM, then SIGKILL after a grace period) and waits for them. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_POD_READY_DELAY_MS = 500;
+const DEFAULT_NODES = 3;
+/** Per readiness wait; generous because a cold 2-core CI machine loads ~350 MB of binaries. */
+const READY_TIMEOUT_MS = 90_000;
+const STOP_GRACE_MS = 5_000;
+
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const log = opts.log ?? (() => undefined);
+  const nodeCount = nonNegativeInteger('nodes', opts.nodes ?? DEFAULT_NODES);
+  const podReadyDelayMs = nonNegativeInteger('podReadyDelayMs', opts.podReadyDelayMs ?? DEFAULT_POD_READY_DELAY_MS);
+  const assets = locateAssets();
+  const started = Date.now();
+  const since = (): string => `${Date.now() - started} ms`;
+
+  const ownsDataDir = opts.dataDir === undefined;
+  const dataDir = ownsDataDir ? fs.mkdtempSync(path.join(os.tmpdir(), 'rollouts-kube-')) : prepareGivenDataDir(opts.dataDir as string);
+  const removeDataDir = (): void => {
+    if (ownsDataDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  // Registered before any daemon, so on a crash it runs after they are killed (cleanups run LIFO).
+  const cancelDataDirCleanup = registerExitCleanup(removeDataDir);
+  const logDir = path.join(dataDir, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+
+  const daemons: Daemon[] = [];
+  const stopDaemons = async (): Promise<void> => {
+    // Clients first, then the apiserver, then its storage: nothing spends its grace period
+    // retrying a dependency that is already gone.
+    const tiers = [['kwok', 'kube-scheduler', 'kube-controller-manager'], ['kube-apiserver'], ['etcd']];
+    const stopStarted = Date.now();
+    for (const tier of tiers) {
+      await Promise.all(daemons.filter((daemon) => tier.includes(daemon.name)).map((daemon) => daemon.stop(STOP_GRACE_MS)));
+      log(`stopped ${tier.join(', ')} (${Date.now() - stopStarted} ms)`);
+    }
+  };
+
+  try {
+    const [etcdClient, etcdPeer, apiserverPort, controllerManager, scheduler] = (await freePorts(5)) as [number, number, number, number, number];
+    const ports: ComponentPorts = { etcdClient, etcdPeer, apiserver: apiserverPort, controllerManager, scheduler };
+    const server = `https://127.0.0.1:${ports.apiserver}`;
+    const credentials = writeCredentials(path.join(dataDir, 'pki'));
+    const kubeconfigPath = (user: KubeconfigUser): string => path.join(dataDir, `${user}.kubeconfig`);
+    writeKubeconfig(kubeconfigPath('admin'), server, 'admin', credentials.adminToken);
+    writeKubeconfig(kubeconfigPath('rollouts'), server, 'rollouts', credentials.rolloutsToken);
+    const files: ComponentFiles = {
+      dataDir,
+      etcdDataDir: path.join(dataDir, 'etcd'),
+      certDir: path.join(dataDir, 'pki', 'apiserver'),
+      tokenFile: credentials.tokenFile,
+      serviceAccountPrivateKey: credentials.serviceAccountPrivateKey,
+      serviceAccountPublicKey: credentials.serviceAccountPublicKey,
+      adminKubeconfig: kubeconfigPath('admin'),
+      kwokConfig: path.join(dataDir, 'kwok.yaml'),
+    };
+    writeKwokConfig(files.kwokConfig, { stagesDir: assets.stagesDir, podReadyDelayMs, cidr: POD_CIDR, nodeIP: NODE_IP });
+    const start = (name: Parameters<typeof assets.binary>[0], args: string[]): Daemon => {
+      const daemon = Daemon.start(name, assets.binary(name), args, logDir);
+      daemons.push(daemon);
+      return daemon;
+    };
+    const ready = { timeoutMs: READY_TIMEOUT_MS };
+
+    const etcd = start('etcd', etcdArgs(ports, files));
+    await waitUntilReady(httpProbe(`${etcdUrl(ports)}/health`, undefined, (body) => body.includes('"health":"true"')), {
+      ...ready, what: 'GET /health', daemon: etcd,
+    });
+    log(`etcd ready (${since()})`);
+
+    const apiserver = start('kube-apiserver', apiserverArgs(ports, files));
+    await waitUntilReady(httpProbe(`${server}/readyz`, credentials.adminToken), { ...ready, what: 'GET /readyz', daemon: apiserver });
+    log(`kube-apiserver ready at ${server} (${since()})`);
+
+    const kcm = start('kube-controller-manager', controllerManagerArgs(ports, files));
+    const sched = start('kube-scheduler', schedulerArgs(ports, files));
+    const kwok = start('kwok', kwokArgs(files));
+
+    const admin = new KubeConfig();
+    admin.loadFromFile(kubeconfigPath('admin'));
+    const rollouts = new KubeConfig();
+    rollouts.loadFromFile(kubeconfigPath('rollouts'));
+
+    // Each wait names the component that would be to blame, so its log tail lands in the error.
+    await Promise.all([
+      waitUntilReady(defaultNamespaceProbe(admin), { ...ready, what: 'the default namespace', daemon: apiserver }),
+      applyManifestFile(admin, assets.rbacManifestPath).then(() =>
+        waitUntilReady(rolloutsAuthorizedProbe(rollouts), { ...ready, what: 'RBAC for the rollouts user', daemon: apiserver }),
+      ),
+      waitUntilReady(httpProbe(`https://127.0.0.1:${ports.controllerManager}/healthz`), { ...ready, what: 'GET /healthz', daemon: kcm })
+        .then(() => log(`kube-controller-manager ready (${since()})`)),
+      waitUntilReady(httpProbe(`https://127.0.0.1:${ports.scheduler}/readyz`), { ...ready, what: 'GET /readyz', daemon: sched })
+        .then(() => log(`kube-scheduler ready (${since()})`)),
+      createFakeNodes(admin, nodeCount).then((names) =>
+        waitUntilReady(nodesReadyProbe(admin, names), { ...ready, what: `${names.length} nodes Ready`, daemon: kwok }),
+      ).then(() => log(`kwok: ${nodeCount} nodes Ready (${since()})`)),
+    ]);
+    const version = await serverVersion(admin);
+    log(`control plane ${version} ready in ${since()}; data in ${dataDir}`);
+
+    let stopping: Promise<void> | undefined;
+    return {
+      version,
+      server,
+      dataDir,
+      kubeconfigPath,
+      adminToken: credentials.adminToken,
+      rolloutsToken: credentials.rolloutsToken,
+      stop() {
+        stopping ??= stopDaemons().then(() => {
+          removeDataDir();
+          cancelDataDirCleanup();
+        });
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await stopDaemons();
+    removeDataDir();
+    cancelDataDirCleanup();
+    throw error;
+  }
+}
+
+function nonNegativeInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a non-negative integer, got ${value}`);
+  return value;
+}
+
+/** A caller's dataDir is created if needed; it must not hold an earlier cluster (ports and keys change per start). */
+function prepareGivenDataDir(dataDir: string): string {
+  const absolute = path.resolve(dataDir);
+  if (fs.existsSync(path.join(absolute, 'etcd'))) {
+    throw new ConfigError(`dataDir ${absolute} already holds a control plane's etcd data; give an empty or new directory`);
+  }
+  fs.mkdirSync(absolute, { recursive: true });
+  return absolute;
+}

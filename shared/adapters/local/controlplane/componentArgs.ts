@@ -1,0 +1,123 @@
+// Command lines of the five components, after envtest's and kwokctl's (see
+// ../shared/reference/k8s-testplane.md §2–4). Everything listens on 127.0.0.1 only.
+
+export interface ComponentPorts {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+  controllerManager: number;
+  scheduler: number;
+}
+
+export interface ComponentFiles {
+  dataDir: string;
+  etcdDataDir: string;
+  certDir: string;
+  tokenFile: string;
+  serviceAccountPrivateKey: string;
+  serviceAccountPublicKey: string;
+  adminKubeconfig: string;
+  kwokConfig: string;
+}
+
+/** Pod and service ranges; fake, nothing routes them. */
+export const SERVICE_CIDR = '10.96.0.0/24';
+export const POD_CIDR = '10.0.0.1/16';
+export const NODE_IP = '10.1.0.1';
+
+export function etcdUrl(ports: ComponentPorts): string {
+  return `http://127.0.0.1:${ports.etcdClient}`;
+}
+
+export function etcdArgs(ports: ComponentPorts, files: ComponentFiles): string[] {
+  const client = etcdUrl(ports);
+  const peer = `http://127.0.0.1:${ports.etcdPeer}`;
+  return [
+    '--name=testplane',
+    `--data-dir=${files.etcdDataDir}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=testplane=${peer}`,
+    // A throwaway cluster: durability buys nothing and fsync dominates write latency on CI disks.
+    '--unsafe-no-fsync=true',
+    '--log-level=warn',
+  ];
+}
+
+export function apiserverArgs(ports: ComponentPorts, files: ComponentFiles): string[] {
+  return [
+    `--etcd-servers=${etcdUrl(ports)}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${ports.apiserver}`,
+    // No --tls-cert-file: the apiserver self-signs into the cert dir; clients skip verification.
+    `--cert-dir=${files.certDir}`,
+    `--service-cluster-ip-range=${SERVICE_CIDR}`,
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${files.serviceAccountPublicKey}`,
+    `--service-account-signing-key-file=${files.serviceAccountPrivateKey}`,
+    `--token-auth-file=${files.tokenFile}`,
+    '--authorization-mode=RBAC',
+    // - ServiceAccount: pods run nowhere (kwok fakes them), so the plugin would only make every new
+    //   namespace unusable until a controller creates its `default` ServiceAccount (envtest disables
+    //   it for the same reason). The product never reads pod service accounts.
+    // - TaintNodesByCondition: it taints every new Node not-ready:NoSchedule, and only the node
+    //   lifecycle controller lifts that taint. We do not run that controller: it would also taint
+    //   and evict whenever kwok's lease renewal lags on a loaded 2-core machine, i.e. flaky tests.
+    '--disable-admission-plugins=ServiceAccount,TaintNodesByCondition',
+    '--allow-privileged=true',
+    // No kubernetes Service endpoints: nothing in the cluster dials the apiserver by cluster IP.
+    '--endpoint-reconciler-type=none',
+    '--profiling=false',
+  ];
+}
+
+/**
+ * Common flags for components that serve /healthz on a secure port (self-signed in memory) and talk to
+ * the apiserver as admin.
+ */
+function clientComponentArgs(port: number, files: ComponentFiles): string[] {
+  return [
+    `--kubeconfig=${files.adminKubeconfig}`,
+    `--authentication-kubeconfig=${files.adminKubeconfig}`,
+    `--authorization-kubeconfig=${files.adminKubeconfig}`,
+    // Nobody connects with client certificates, so do not look up (and log errors about) the
+    // cluster's extension-apiserver-authentication ConfigMap, which has no CA to give here.
+    '--authentication-skip-lookup=true',
+    '--leader-elect=false',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--authorization-always-allow-paths=/healthz,/readyz,/livez',
+    '--profiling=false',
+  ];
+}
+
+/** The workload controllers under test and the two that clean up after deletes; nothing else. */
+export const CONTROLLERS = [
+  'deployment-controller',
+  'replicaset-controller',
+  'statefulset-controller',
+  'daemonset-controller',
+  'garbage-collector-controller',
+  'namespace-controller',
+];
+
+export function controllerManagerArgs(ports: ComponentPorts, files: ComponentFiles): string[] {
+  return [...clientComponentArgs(ports.controllerManager, files), `--controllers=${CONTROLLERS.join(',')}`];
+}
+
+export function schedulerArgs(ports: ComponentPorts, files: ComponentFiles): string[] {
+  return clientComponentArgs(ports.scheduler, files);
+}
+
+export function kwokArgs(files: ComponentFiles): string[] {
+  // Management scope and stages come from --config; the flags repeat the scope so `ps` shows it.
+  return [
+    `--kubeconfig=${files.adminKubeconfig}`,
+    `--config=${files.kwokConfig}`,
+    '--manage-all-nodes=false',
+    '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+  ];
+}

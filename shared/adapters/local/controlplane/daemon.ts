@@ -1,0 +1,121 @@
+// One long-running control-plane process (etcd, kube-apiserver, ...): spawned in its own process
+// group with stdout+stderr appended to a log file, stopped with SIGTERM then SIGKILL, and killed
+// synchronously if the Node process dies first.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ControlPlaneError } from '../../../errors.ts';
+import { registerExitCleanup } from './exitCleanup.ts';
+
+export interface DaemonExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error;
+}
+
+const LOG_TAIL_BYTES = 64 * 1024;
+
+export class Daemon {
+  readonly name: string;
+  readonly logPath: string;
+  readonly pid: number;
+  /** Resolves when the process has exited (never rejects). */
+  readonly exited: Promise<DaemonExit>;
+  #exit: DaemonExit | undefined;
+  readonly #cancelExitCleanup: () => void;
+
+  private constructor(name: string, logPath: string, child: ChildProcess) {
+    this.name = name;
+    this.logPath = logPath;
+    // Kill the whole group: the component runs as the group leader (detached), so -pid reaches it
+    // and anything it forked.
+    this.#cancelExitCleanup = registerExitCleanup(() => this.#signalGroup('SIGKILL'));
+    this.exited = new Promise<DaemonExit>((resolve) => {
+      const settle = (exit: DaemonExit): void => {
+        if (this.#exit) return;
+        this.#exit = exit;
+        this.#cancelExitCleanup();
+        resolve(exit);
+      };
+      child.once('exit', (code, signal) => settle({ code, signal }));
+      // Spawn failures (ENOENT, EACCES) arrive as 'error' without any 'exit'.
+      child.once('error', (error) => settle({ code: null, signal: null, error }));
+    });
+    if (child.pid === undefined) {
+      this.#cancelExitCleanup();
+      throw new ControlPlaneError(name, `could not be spawned (${child.spawnfile}); see ${logPath}`);
+    }
+    this.pid = child.pid;
+    // Do not keep the event loop alive for a daemon: if the owner forgets stop(), the process can
+    // still end, and the exit cleanup kills the daemon.
+    child.unref();
+  }
+
+  /** Spawns `binary args...` detached, with output appended to `<logDir>/<name>.log`. */
+  static start(name: string, binary: string, args: string[], logDir: string): Daemon {
+    const logPath = path.join(logDir, `${name}.log`);
+    const fd = fs.openSync(logPath, 'a');
+    try {
+      fs.writeSync(fd, `# ${[binary, ...args].join(' ')}\n`);
+      const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd] });
+      return new Daemon(name, logPath, child);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** How the process ended, or undefined while it runs. */
+  get exit(): DaemonExit | undefined {
+    return this.#exit;
+  }
+
+  /** The last `lines` lines of the component's log, for error messages. */
+  logTail(lines = 40): string {
+    try {
+      const fd = fs.openSync(this.logPath, 'r');
+      try {
+        const size = fs.fstatSync(fd).size;
+        const length = Math.min(size, LOG_TAIL_BYTES);
+        const buffer = Buffer.alloc(length);
+        fs.readSync(fd, buffer, 0, length, size - length);
+        return buffer.toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      return `(no log: ${(error as Error).message})`;
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.#exit) return;
+    // The child is unref'd, so hold the event loop open ourselves until it is gone.
+    const keepAlive = setInterval(() => undefined, 1000);
+    try {
+      this.#signalGroup('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), graceMs);
+      });
+      const outcome = await Promise.race([this.exited, timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        this.#signalGroup('SIGKILL');
+        await this.exited;
+      }
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  #signalGroup(signal: NodeJS.Signals): void {
+    if (this.#exit) return;
+    try {
+      process.kill(-this.pid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  }
+}
+

@@ -1,0 +1,118 @@
+// kwok's --config: a KwokConfiguration plus every Stage. kwok v0.7.0 uses only the config's stages
+// for a resource kind once any are given, so all five default stages are included here (read from
+// the copies the build script keeps), with two changes for tests:
+//  - pod-ready waits `podReadyDelayMs` after the pod is scheduled (slow starts, real-time
+//    minReadySeconds) and skips pods labelled never-ready;
+//  - pod-running-never-ready makes labelled pods Running with Ready=False, forever.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+
+/** Pods with this label set to "true" become Running but never Ready. */
+export const NEVER_READY_LABEL = 'test.rollouts/never-ready';
+/** Nodes kwok manages carry this annotation (kwok.x-k8s.io/node=fake). */
+export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+export const KWOK_NODE_ANNOTATION_VALUE = 'fake';
+
+const DEFAULT_STAGE_FILES = ['node-initialize', 'node-heartbeat-with-lease', 'pod-ready', 'pod-complete', 'pod-delete'];
+const NEVER_READY_KEY = `.metadata.labels["${NEVER_READY_LABEL}"]`;
+
+interface SelectorExpression {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+interface Stage {
+  apiVersion: string;
+  kind: 'Stage';
+  metadata: { name: string };
+  spec: {
+    resourceRef: { apiGroup: string; kind: string };
+    selector?: { matchExpressions?: SelectorExpression[] };
+    delay?: { durationMilliseconds: number };
+    next: { statusTemplate?: string; [key: string]: unknown };
+    [key: string]: unknown;
+  };
+}
+
+// Same shape as kwok's pod-ready status, but the container never passes its readiness probe.
+const NEVER_READY_STATUS_TEMPLATE = `{{ $now := Now }}
+conditions:
+- lastTransitionTime: {{ $now | Quote }}
+  status: "True"
+  type: Initialized
+- lastTransitionTime: {{ $now | Quote }}
+  status: "False"
+  type: Ready
+  reason: ContainersNotReady
+  message: "${NEVER_READY_LABEL}: readiness probe never succeeds"
+- lastTransitionTime: {{ $now | Quote }}
+  status: "False"
+  type: ContainersReady
+  reason: ContainersNotReady
+containerStatuses:
+{{ range .spec.containers }}
+- image: {{ .image | Quote }}
+  name: {{ .name | Quote }}
+  ready: false
+  started: true
+  restartCount: 0
+  state:
+    running:
+      startedAt: {{ $now | Quote }}
+{{ end }}
+hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+phase: Running
+startTime: {{ $now | Quote }}
+`;
+
+export interface KwokConfigOptions {
+  stagesDir: string;
+  podReadyDelayMs: number;
+  /** Pod IPs come from this range. */
+  cidr: string;
+  nodeIP: string;
+}
+
+export function kwokStages(stagesDir: string, podReadyDelayMs: number): Stage[] {
+  const stages = DEFAULT_STAGE_FILES.map((name) => parse(fs.readFileSync(path.join(stagesDir, `${name}.yaml`), 'utf8')) as Stage);
+  const podReady = stages.find((stage) => stage.metadata.name === 'pod-ready');
+  if (!podReady) throw new Error(`pod-ready stage missing in ${stagesDir}`);
+
+  const neverReady = structuredClone(podReady);
+  neverReady.metadata.name = 'pod-running-never-ready';
+  neverReady.spec.selector = {
+    matchExpressions: [...(podReady.spec.selector?.matchExpressions ?? []), { key: NEVER_READY_KEY, operator: 'In', values: ['true'] }],
+  };
+  neverReady.spec.next = { statusTemplate: NEVER_READY_STATUS_TEMPLATE };
+
+  // A missing label matches NotIn (kwok treats a null jq result as "not in the set").
+  podReady.spec.selector = {
+    matchExpressions: [...(podReady.spec.selector?.matchExpressions ?? []), { key: NEVER_READY_KEY, operator: 'NotIn', values: ['true'] }],
+  };
+  if (podReadyDelayMs > 0) {
+    // kwok starts the delay when it sees the pod bound to one of its nodes, i.e. once scheduled.
+    podReady.spec.delay = { durationMilliseconds: podReadyDelayMs };
+    neverReady.spec.delay = { durationMilliseconds: podReadyDelayMs };
+  }
+  return [...stages, neverReady];
+}
+
+export function writeKwokConfig(file: string, options: KwokConfigOptions): void {
+  const configuration = {
+    apiVersion: 'config.kwok.x-k8s.io/v1alpha1',
+    kind: 'KwokConfiguration',
+    options: {
+      cidr: options.cidr,
+      nodeIP: options.nodeIP,
+      manageAllNodes: false,
+      manageNodesWithAnnotationSelector: `${KWOK_NODE_ANNOTATION}=${KWOK_NODE_ANNOTATION_VALUE}`,
+      // kwok renews each node's Lease (the heartbeat-with-lease stage expects it), as a kubelet would.
+      nodeLeaseDurationSeconds: 40,
+    },
+  };
+  const documents = [configuration, ...kwokStages(options.stagesDir, options.podReadyDelayMs)];
+  fs.writeFileSync(file, documents.map((document) => stringify(document)).join('---\n'));
+}
