@@ -1,0 +1,107 @@
+// Translates Kubernetes API failures into the repo's named errors, so callers branch on classes
+// (ConflictError → requeue, NotFoundError → object gone, GoneError → relist) and never on HTTP codes.
+import {
+  ConflictError,
+  ForbiddenError,
+  GoneError,
+  NotFoundError,
+  RolloutsError,
+  UnauthorizedError,
+  ValidationError,
+  type FieldIssue,
+} from '../../errors.ts';
+
+/** Any other apiserver failure (429, 5xx, timeouts, connection errors); `status` is 0 when no response came back. */
+export class KubeApiError extends RolloutsError {
+  readonly status: number;
+  readonly reason: string | undefined;
+  constructor(message: string, status: number, reason: string | undefined, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The apiserver rejected the object or patch (400/422). `issues` are the Status causes (field +
+ * reason); `message` is the apiserver's own sentence, prefixed with the request.
+ */
+export class InvalidObjectError extends ValidationError {
+  constructor(message: string, issues: FieldIssue[], options?: ErrorOptions) {
+    super(issues, options);
+    this.message = message;
+  }
+}
+
+/** The parts of a metav1.Status we use. */
+export interface KubeStatus {
+  code?: number;
+  reason?: string;
+  message?: string;
+  details?: { causes?: { field?: string; message?: string; reason?: string }[] };
+}
+
+/**
+ * Maps a failure of one request to a named error carrying the original as `cause`.
+ * `what` names the request for humans, e.g. "patch apps/v1 Deployment web/api".
+ * Accepts client-node's ApiException ({code, body}), the Error its Watch throws ({statusCode}),
+ * or a Status object from a watch ERROR event.
+ */
+export function toKubeError(err: unknown, what: string): Error {
+  const code = httpStatusOf(err);
+  const status = statusBodyOf(err);
+  const detail = status?.message ?? (err instanceof Error && code === 0 ? err.message : undefined);
+  const message = detail ? `${what}: ${detail}` : `${what}: HTTP ${code}`;
+  const options = { cause: err };
+  switch (code) {
+    case 401:
+      return new UnauthorizedError(message, options);
+    case 403:
+      return new ForbiddenError(message, options);
+    case 404:
+      return new NotFoundError(message, options);
+    case 409:
+      return new ConflictError(message, options);
+    case 410:
+      return new GoneError(message, options);
+    case 400:
+    case 422:
+      return new InvalidObjectError(message, issuesOf(status, what), options);
+    default:
+      return new KubeApiError(message, code, status?.reason, options);
+  }
+}
+
+function httpStatusOf(err: unknown): number {
+  if (typeof err !== 'object' || err === null) return 0;
+  const e = err as { code?: unknown; statusCode?: unknown; kind?: unknown };
+  if (e.kind === 'Status' && typeof e.code === 'number') return e.code;
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  // ApiException.code is the HTTP status; Node system errors carry string codes ("ECONNREFUSED").
+  if (typeof e.code === 'number') return e.code;
+  return 0;
+}
+
+/** The Status document the apiserver sent with the failure, if any (ApiException.body is its raw text). */
+export function statusBodyOf(err: unknown): KubeStatus | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  if ((err as { kind?: unknown }).kind === 'Status') return err as KubeStatus;
+  const body = (err as { body?: unknown }).body;
+  if (typeof body === 'object' && body !== null) return body as KubeStatus;
+  if (typeof body !== 'string' || body === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as KubeStatus) : undefined;
+  } catch {
+    return { message: body };
+  }
+}
+
+function issuesOf(status: KubeStatus | undefined, what: string): FieldIssue[] {
+  const causes = status?.details?.causes ?? [];
+  const issues = causes
+    .filter((c) => c.message)
+    .map((c) => ({ path: c.field ?? what, reason: c.message ?? '' }));
+  if (issues.length > 0) return issues;
+  return [{ path: what, reason: status?.message ?? 'rejected by the apiserver' }];
+}
