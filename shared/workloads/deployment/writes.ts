@@ -72,10 +72,14 @@ export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite
   // of several revisions run, the Deployment is on Recreate and the user's strategy is kept in an
   // annotation; it comes back as soon as one revision is left (and always before the hold is released).
   const active = [...activeNow.values()].filter((n) => n > 0).length;
+  const observedActive = view.revisions.filter((r) => r.desired > 0).length;
   if (active >= 2 && !inTakeover(d)) {
     deploymentPatch.spec.strategy = { type: 'Recreate', rollingUpdate: null };
     deploymentPatch.annotations[ORIGINAL_STRATEGY] = JSON.stringify(strategyOf(d));
-  } else if (active <= 1 && inTakeover(d)) {
+  } else if (active <= 1 && observedActive <= 1 && inTakeover(d)) {
+    // Only once the cluster itself shows a single active ReplicaSet: restoring RollingUpdate in the
+    // same pass as the last scale-down would let the native controller rescale the pair in between
+    // (caught by the integration watcher).
     deploymentPatch.spec.strategy = { ...userStrategy(d) };
     deploymentPatch.annotations[ORIGINAL_STRATEGY] = null;
     for (const rs of owned) if (rs.metadata.annotations?.[ORIGINAL_STRATEGY] !== undefined) replicaSetWrites.unshift(dropAnnotation(rs));

@@ -1,0 +1,206 @@
+// The engine on real components, for integration tests: the real local Kubernetes control plane,
+// embedded DynamoDB (dynalite), the DynamoDB state store, the Kubernetes adapter with the
+// least-privilege token, the Deployment driver and `reconcile`. Scenarios only ever move a release
+// by calling reconcile (never the planner directly) and assert on the cluster's real objects.
+import { AppsV1Api, CoreV1Api, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
+import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
+import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
+import { Meter } from '../../shared/reconcile/meter.ts';
+import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import { reconcile } from '../../shared/reconcile/reconcile.ts';
+import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
+import type { CommandBody, ReleaseState, RolloutKey } from '../../shared/rollout/types.ts';
+import { deploymentDriver } from '../../shared/workloads/deployment/driver.ts';
+import { startDynalite } from './dynalite.ts';
+import { CollectingPublisher } from './fakes/collectingPublisher.ts';
+import { InvariantWatcher } from './invariants.ts';
+import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
+import { TestClock } from './testClock.ts';
+
+export const CLUSTER = 'test';
+
+export interface RolloutOptions {
+  replicas?: number;
+  steps?: unknown[];
+  strategy?: DeploymentOptions['strategy'];
+  /** Extra fields under spec (progressDeadlineSeconds, rollbackOnFailure, releaseWindows, startAt…). */
+  spec?: Record<string, unknown>;
+  failureThreshold?: number | string;
+}
+
+export class Engine {
+  readonly meter = new Meter();
+  readonly clock = new TestClock();
+  readonly events = new CollectingPublisher();
+  readonly store: DynamoStateStore;
+  readonly client: KubeClusterClient;
+  private commandSeq = 0;
+
+  private constructor(readonly cluster: TestCluster, readonly dynamo: Awaited<ReturnType<typeof startDynalite>>) {
+    this.store = new DynamoStateStore({ client: dynamo.client, tableName: dynamo.tableName, meter: this.meter, clock: this.clock });
+    this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter });
+  }
+
+  static async start(opts: { podReadyDelayMs?: number } = {}): Promise<Engine> {
+    const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 300 });
+    try {
+      return new Engine(cluster, await startDynalite());
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([this.dynamo.stop(), this.cluster.stop()]);
+  }
+
+  deps(extra: Partial<ReconcileDeps> = {}): ReconcileDeps {
+    return {
+      store: this.store,
+      clusters: { client: async () => this.client },
+      drivers: { Deployment: deploymentDriver },
+      events: this.events,
+      clock: this.clock,
+      meter: this.meter,
+      ...extra,
+    };
+  }
+
+  /** A namespace with a ready Deployment `web` and its Rollout applied (SPEC stored, not reconciled yet). */
+  async scenario(prefix: string, opts: RolloutOptions = {}): Promise<Scenario> {
+    const namespace = await this.cluster.createNamespace(prefix);
+    const replicas = opts.replicas ?? 10;
+    const deployment: DeploymentOptions = { replicas, image: 'registry.invalid/web:v1' };
+    if (opts.strategy) deployment.strategy = opts.strategy;
+    await this.cluster.createDeployment(namespace, 'web', deployment);
+    const s = new Scenario(this, namespace);
+    await s.waitForPods('registry.invalid/web:v1', replicas);
+    const doc = {
+      apiVersion: ROLLOUTS_API_VERSION,
+      kind: 'Rollout',
+      metadata: { name: 'web', namespace },
+      spec: {
+        workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        strategy: { canary: { steps: opts.steps ?? [{ replicas: 1 }, { replicas: '50%' }, { replicas: '100%' }], ...(opts.failureThreshold !== undefined ? { failureThreshold: opts.failureThreshold } : {}) } },
+        ...opts.spec,
+      },
+    };
+    await this.store.putSpec(s.key, parseRollout(doc, { cluster: CLUSTER }), doc, 0);
+    return s;
+  }
+
+  nextCommandId(): string {
+    this.commandSeq += 1;
+    return `cmd-${this.commandSeq}`;
+  }
+}
+
+export interface PodsByImage {
+  [image: string]: { total: number; ready: number; uids: string[] };
+}
+
+export class Scenario {
+  readonly key: RolloutKey;
+  readonly apps: AppsV1Api;
+  readonly core: CoreV1Api;
+  watcher: InvariantWatcher | null = null;
+
+  constructor(readonly engine: Engine, readonly namespace: string) {
+    this.key = { cluster: CLUSTER, namespace, name: 'web' };
+    this.apps = engine.cluster.admin.makeApiClient(AppsV1Api);
+    this.core = engine.cluster.admin.makeApiClient(CoreV1Api);
+  }
+
+  async watch(): Promise<InvariantWatcher> {
+    this.watcher = await InvariantWatcher.start(this.engine.cluster.admin, this.namespace, 'web');
+    return this.watcher;
+  }
+
+  reconcile(extra: Partial<ReconcileDeps> = {}): Promise<ReconcileResult> {
+    return reconcile(this.key, 'test', this.engine.deps(extra));
+  }
+
+  async state(): Promise<ReleaseState> {
+    return (await this.engine.store.load(this.key)).state.state;
+  }
+
+  async command(body: CommandBody, id = this.engine.nextCommandId()): Promise<string> {
+    await this.engine.store.recordCommand(this.key, { ...body, id, at: this.engine.clock.now().toISOString(), by: 'test' } as never);
+    return id;
+  }
+
+  /** Reconcile (as the queue would, honouring requeueSeconds) until `done` holds or time runs out. */
+  async reconcileUntil(done: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
+    const deadline = Date.now() + timeoutMs;
+    let snap: Snapshot | null = null;
+    while (Date.now() < deadline) {
+      const r = await this.reconcile();
+      snap = await this.snapshot();
+      if (done(snap)) return snap;
+      await sleep(Math.min(500, (r.requeueSeconds ?? 0.5) * 1000));
+    }
+    throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(snap && { phase: snap.state.phase, message: snap.state.message, pods: snap.pods, rs: snap.replicaSets.map((r) => [r.metadata?.name, r.spec?.replicas]) })}`);
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    const [state, deployment, rsList, podList] = await Promise.all([
+      this.state(),
+      this.apps.readNamespacedDeployment({ name: 'web', namespace: this.namespace }),
+      this.apps.listNamespacedReplicaSet({ namespace: this.namespace }),
+      this.core.listNamespacedPod({ namespace: this.namespace }),
+    ]);
+    return { state, deployment, replicaSets: rsList.items, pods: podsByImage(podList.items) };
+  }
+
+  async setImage(image: string): Promise<void> {
+    await this.apps.patchNamespacedDeployment({ name: 'web', namespace: this.namespace, body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } } }, mergePatchContainers);
+  }
+
+  async scale(replicas: number): Promise<void> {
+    await this.apps.patchNamespacedDeployment({ name: 'web', namespace: this.namespace, body: { spec: { replicas } } }, mergePatch);
+  }
+
+  async waitForPods(image: string, ready: number, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const pods = podsByImage((await this.core.listNamespacedPod({ namespace: this.namespace })).items);
+      if ((pods[image]?.ready ?? 0) === ready) return;
+      await sleep(200);
+    }
+    throw new Error(`timed out waiting for ${ready} ready pods of ${image}`);
+  }
+}
+
+export interface Snapshot {
+  state: ReleaseState;
+  deployment: Awaited<ReturnType<AppsV1Api['readNamespacedDeployment']>>;
+  replicaSets: V1ReplicaSet[];
+  /** Live (non-terminating) pods per image. */
+  pods: PodsByImage;
+}
+
+/** Strategic merge patch: containers merge by name, so only the image changes. */
+const mergePatchContainers = (await import('@kubernetes/client-node')).setHeaderOptions('Content-Type', (await import('@kubernetes/client-node')).PatchStrategy.StrategicMergePatch);
+
+function podsByImage(pods: V1Pod[]): PodsByImage {
+  const out: PodsByImage = {};
+  for (const p of pods) {
+    if (p.metadata?.deletionTimestamp) continue;
+    const image = p.spec?.containers[0]?.image ?? '?';
+    const entry = (out[image] ??= { total: 0, ready: 0, uids: [] });
+    entry.total += 1;
+    entry.uids.push(p.metadata?.uid ?? '');
+    if (p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) entry.ready += 1;
+  }
+  return out;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Active ReplicaSets (spec.replicas > 0). */
+export function activeReplicaSets(s: Snapshot): V1ReplicaSet[] {
+  return s.replicaSets.filter((r) => (r.spec?.replicas ?? 0) > 0);
+}
