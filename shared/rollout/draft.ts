@@ -77,6 +77,7 @@ export class Draft {
       notBefore,
       finalizing: kind !== 'release',
       failure: null,
+      gated: false,
       endPhase: opts.endPhase ?? 'Completed',
       templateSet: kind === 'release' || this.view.templateRevision === target,
     };

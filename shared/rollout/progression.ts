@@ -35,15 +35,19 @@ export function cumulativeTarget(d: Draft, i: number, total: number): number {
 function progressSteps(d: Draft, rel: Release): void {
   if (rel.failure !== null) return; // frozen until retry, abort or a new template
   const now = d.now;
-  if (rel.notBefore !== null && now.getTime() < Date.parse(rel.notBefore)) {
-    d.wakeAt(new Date(rel.notBefore));
+  const gate = gateOpensAt(d, rel);
+  if (gate !== null) {
+    if (!rel.gated) {
+      rel.gated = true;
+      d.emit(gate.why === 'window' ? EVENT.WaitingForWindow : EVENT.WaitingForStart, `waiting until ${gate.at.toISOString()}`);
+    }
+    d.wakeAt(gate.at);
     return;
   }
-  if (!isWindowOpen(d.spec.windows, now)) {
-    // No opening within the search horizon (e.g. a window inside a DST gap this week): look again then.
-    const opens = nextWindowOpening(d.spec.windows, now) ?? new Date(now.getTime() + WINDOW_SEARCH_DAYS * 86_400_000);
-    d.wakeAt(opens);
-    return;
+  if (rel.gated) {
+    // Time spent waiting for a window or a scheduled start does not count against the batch deadline.
+    rel.gated = false;
+    rel.stepStartedAt = now.toISOString();
   }
   const total = d.view.replicas;
   if (total !== rel.observedReplicas) {
@@ -98,6 +102,16 @@ function progressSteps(d: Draft, rel: Release): void {
     rel.stepReadyAt = null;
     d.emit(EVENT.StepStarted, `step ${rel.stepIndex + 1} of ${d.spec.steps.length} started`);
   }
+}
+
+/** When a closed window or a scheduled start releases the gate, or null if it is open now. */
+function gateOpensAt(d: Draft, rel: Release): { at: Date; why: 'start' | 'window' } | null {
+  const now = d.now;
+  if (rel.notBefore !== null && now.getTime() < Date.parse(rel.notBefore)) return { at: new Date(rel.notBefore), why: 'start' };
+  if (isWindowOpen(d.spec.windows, now)) return null;
+  // No opening within the search horizon (e.g. a window inside a DST gap this week): look again then.
+  const opens = nextWindowOpening(d.spec.windows, now) ?? new Date(now.getTime() + WINDOW_SEARCH_DAYS * 86_400_000);
+  return { at: opens, why: 'window' };
 }
 
 function batchDone(d: Draft, rel: Release, desired: number, distribution: Distribution): boolean {

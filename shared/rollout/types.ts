@@ -96,6 +96,8 @@ export interface Release {
   finalizing: boolean;
   /** Why the release failed (deadline), while it waits for retry/abort; null when healthy. */
   failure: string | null;
+  /** True while a closed release window or a scheduled start holds the release back. */
+  gated: boolean;
   /** Phase to report when a rollback/undo release finishes (Aborted, Failed or Completed). */
   endPhase: Phase;
   /** False while a rollback/undo still has to put the target's template back on the workload. */

@@ -41,8 +41,9 @@ export class Engine {
     this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter });
   }
 
-  static async start(opts: { podReadyDelayMs?: number } = {}): Promise<Engine> {
-    const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 300 });
+  /** `auditLog`: record the product user's requests at the apiserver (cluster.auditEvents()). */
+  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean } = {}): Promise<Engine> {
+    const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 300, auditLog: opts.auditLog ?? false });
     try {
       return new Engine(cluster, await startDynalite());
     } catch (err) {
@@ -155,6 +156,12 @@ export class Scenario {
 
   async setImage(image: string): Promise<void> {
     await this.apps.patchNamespacedDeployment({ name: 'web', namespace: this.namespace, body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } } }, mergePatchContainers);
+  }
+
+  /** A new pod template: image plus extra pod labels (e.g. the never-ready label for a broken revision). */
+  async setTemplate(image: string, labels: Record<string, string> = {}): Promise<void> {
+    const body = { spec: { template: { metadata: { labels }, spec: { containers: [{ name: 'app', image }] } } } };
+    await this.apps.patchNamespacedDeployment({ name: 'web', namespace: this.namespace, body }, mergePatchContainers);
   }
 
   async scale(replicas: number): Promise<void> {

@@ -6,7 +6,7 @@ import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import type { Action, TemplateChange } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
 import {
-  ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, spec, strategyOf, templateOf, userStrategy,
+  DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, spec, strategyOf, templateOf, userStrategy,
 } from './deploymentObjects.ts';
 import { mergePatchDiff } from './mergePatch.ts';
 import { nextMoves } from './moves.ts';
@@ -59,7 +59,7 @@ export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite
         for (const [id, replicas] of ordered) {
           activeNow.set(id, replicas);
           const rs = rsById.get(id);
-          if (rs) replicaSetWrites.push(scaleReplicaSet(rs, replicas));
+          if (rs) replicaSetWrites.push(scaleReplicaSet(rs, replicas, id === action.target));
           else if (id === view.templateRevision && replicas > 0) replicaSetWrites.push(createReplicaSet(d, owned, id, replicas));
         }
         break;
@@ -104,10 +104,19 @@ function ref(o: KubeObject): ObjectRef {
   return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name };
 }
 
-function scaleReplicaSet(rs: KubeObject, replicas: number): KubeWrite {
+/**
+ * Scale one ReplicaSet. The target of a rollback/undo is an older ReplicaSet the native controller
+ * made, so it carries desired-replicas: once it reaches N available the controller would call it
+ * "saturated" and scale every other ReplicaSet to 0 itself, ignoring the budget. Without the
+ * annotation it never does (the controller tolerates its absence), so it goes with the first scale.
+ */
+function scaleReplicaSet(rs: KubeObject, replicas: number, isTarget: boolean): KubeWrite {
+  const annotations = rs.metadata.annotations ?? {};
+  const strip = isTarget && (annotations[DESIRED_REPLICAS] !== undefined || annotations[MAX_REPLICAS] !== undefined);
   return {
     verb: 'patch', ref: ref(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
-    patch: { spec: { replicas } }, reason: `scale ${rs.metadata.name} to ${replicas}`,
+    patch: { ...(strip ? { metadata: { annotations: { [DESIRED_REPLICAS]: null, [MAX_REPLICAS]: null } } } : {}), spec: { replicas } },
+    reason: `scale ${rs.metadata.name} to ${replicas}`,
   };
 }
 

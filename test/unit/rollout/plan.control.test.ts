@@ -126,6 +126,20 @@ describe('plan: release windows and scheduled starts', () => {
     assert.equal(d.sim.count(V2), 1);
   });
 
+  it('does not count time spent waiting for the window against the batch deadline', () => {
+    const d = setup(10, rolloutSpec({ windows: [{ ...window, days: [...window.days] }], progressDeadlineSeconds: 600 }));
+    d.now = new Date('2026-12-05T12:00:00.000Z'); // Saturday: closed until Monday 09:00
+    d.sim.setImage('app:v2');
+    d.settle();
+    assert.equal(d.state.release?.gated, true);
+    d.now = new Date('2026-12-07T09:00:00.000Z');
+    d.settle();
+    assert.equal(d.state.phase, 'Progressing', 'two days of waiting are not a 600 s deadline miss');
+    assert.equal(d.state.release?.gated, false);
+    assert.equal(d.sim.count(V2), 1);
+    assert.ok(d.eventTypes().includes(EVENT.WaitingForWindow));
+  });
+
   it('does not start a release before startAt', () => {
     const d = setup(10, rolloutSpec({ startAt: '2026-12-01T00:00:00.000Z' }));
     d.sim.setImage('app:v2');

@@ -1,0 +1,148 @@
+// Issue acceptance for the release engine, each scenario driven only through reconcile on the real
+// control plane + DynamoDB, with the invariant watcher running throughout.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { activeReplicaSets, Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
+import { NEVER_READY_LABEL } from '../support/kube.ts';
+import { EVENT } from '../../shared/rollout/events.ts';
+
+const V1 = 'registry.invalid/web:v1';
+const V2 = 'registry.invalid/web:v2';
+
+describe('release engine scenarios on the real control plane', () => {
+  let engine: Engine;
+  before(async () => { engine = await Engine.start(); });
+  after(async () => { await engine?.stop(); });
+
+  async function started(prefix: string, opts: Parameters<Engine['scenario']>[1] = {}): Promise<Scenario> {
+    const s = await engine.scenario(prefix, opts);
+    await s.watch();
+    await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
+    return s;
+  }
+
+  function finish(s: Scenario): void {
+    s.watcher?.stop();
+    s.watcher?.assertClean();
+  }
+
+  it('restarts the batch when the workload is scaled 10 → 20 during step 2 and ends at 10 of 20 new', async () => {
+    const s = await started('scale');
+    await s.setImage(V2);
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.command({ type: 'approve' });
+    await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2');
+    await s.scale(20); // as an HPA would
+    const snap = await s.reconcileUntil(
+      (x) => x.state.release?.observedReplicas === 20 && x.state.release.stepState === 'StepPaused' && (x.pods[V2]?.ready ?? 0) === 10 && (x.pods[V1]?.ready ?? 0) === 10,
+      'batch 2 against 20 replicas',
+    );
+    assert.deepEqual(counts(snap), { [V1]: [10, 10], [V2]: [10, 10] });
+    assert.ok(engine.events.events.some((e) => e.type === EVENT.BatchRestarted && e.rollout.namespace === s.namespace));
+    finish(s);
+  });
+
+  it('changes no object while paused, at any moment, and continues on resume', async () => {
+    const s = await started('pause');
+    await s.setImage(V2);
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.command({ type: 'approve' });
+    await s.reconcile(); // batch 2 starts moving
+    await s.command({ type: 'pause' });
+    const paused = await s.reconcileUntil((x) => x.state.phase === 'Paused', 'the pause');
+    const specs = replicaSpecs(paused);
+    for (let i = 0; i < 5; i += 1) {
+      const r = await s.reconcile();
+      assert.equal(r.writes, 0, 'a paused rollout writes nothing to the cluster');
+      await sleep(300);
+    }
+    assert.deepEqual(replicaSpecs(await s.snapshot()), specs, 'no ReplicaSet was scaled while paused');
+    await s.command({ type: 'resume' });
+    const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 after resume');
+    assert.deepEqual(counts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
+    finish(s);
+  });
+
+  it('aborts mid-release: every pod back on the stable revision and the Deployment healthy', async () => {
+    const s = await started('abort');
+    await s.setImage(V2);
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.command({ type: 'approve' });
+    await s.reconcileUntil((x) => (x.pods[V2]?.total ?? 0) >= 3, 'batch 2 under way');
+    await s.command({ type: 'abort' });
+    const snap = await s.reconcileUntil((x) => x.state.phase === 'Aborted', 'the abort');
+    assert.deepEqual(counts(snap), { [V1]: [10, 10] });
+    assertHealthyAt(snap, V1);
+    finish(s);
+  });
+
+  it('undoes to an earlier revision after a completed release', async () => {
+    const s = await started('undo', { steps: [{ replicas: '50%', pause: { duration: 0 } }, { replicas: '100%' }] });
+    await s.setImage(V2);
+    await s.reconcileUntil((x) => x.state.phase === 'Completed', 'the release');
+    await s.command({ type: 'undo', toRevision: 1 });
+    const snap = await s.reconcileUntil((x) => x.state.phase === 'Completed' && x.state.lastRelease?.kind === 'undo', 'the undo');
+    assert.deepEqual(counts(snap), { [V1]: [10, 10] });
+    assertHealthyAt(snap, V1);
+    finish(s);
+  });
+
+  it('fails a batch whose pods never become ready at its deadline instead of hanging', async () => {
+    const s = await started('deadline', { replicas: 4, spec: { progressDeadlineSeconds: 4 } });
+    await s.setTemplate(V2, { [NEVER_READY_LABEL]: 'true' });
+    const snap = await s.reconcileUntil((x) => x.state.phase === 'Failed', 'the deadline', 30_000);
+    assert.match(snap.state.message, /did not become ready within 4s/);
+    assert.equal(snap.pods[V2]?.ready ?? 0, 0);
+    assert.equal(snap.pods[V1]?.ready, 3, 'one pod moved, within the maxUnavailable budget');
+    finish(s);
+  });
+
+  it('rolls back to stable when a batch fails and rollbackOnFailure is set', async () => {
+    const s = await started('rollback', { replicas: 4, spec: { progressDeadlineSeconds: 4, rollbackOnFailure: true } });
+    await s.setTemplate(V2, { [NEVER_READY_LABEL]: 'true' });
+    const snap = await s.reconcileUntil((x) => x.state.phase === 'Failed' && x.state.release === null, 'the automatic rollback', 40_000);
+    assert.deepEqual(counts(snap), { [V1]: [4, 4] });
+    assertHealthyAt(snap, V1);
+    finish(s);
+  });
+
+  it('moves nothing while the release window is closed and advances when the (test clock) window opens', async () => {
+    const window = { days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'], start: '09:00', end: '10:00', timeZone: 'UTC' };
+    const s = await started('window', { spec: { releaseWindows: [window] } });
+    const day = engine.clock.now().toISOString().slice(0, 10);
+    engine.clock.set(`${day}T12:00:00.000Z`);
+    try {
+      await s.setImage(V2);
+      for (let i = 0; i < 4; i += 1) {
+        await s.reconcile();
+        await sleep(300);
+      }
+      const closed = await s.snapshot();
+      assert.equal(closed.pods[V2], undefined, 'no pod moved outside the window');
+      assert.match(closed.state.message, /outside the release windows; next opens at/);
+      engine.clock.set(new Date(Date.parse(`${day}T09:00:00.000Z`) + 86_400_000));
+      const open = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1 once the window opened');
+      assert.deepEqual(counts(open), { [V1]: [9, 9], [V2]: [1, 1] });
+    } finally {
+      engine.clock.offsetMs = 0;
+    }
+    finish(s);
+  });
+});
+
+function counts(s: Snapshot): Record<string, [number, number]> {
+  return Object.fromEntries(Object.entries(s.pods).map(([image, p]) => [image, [p.total, p.ready]]));
+}
+
+function replicaSpecs(s: Snapshot): Record<string, number> {
+  return Object.fromEntries(s.replicaSets.map((r) => [r.metadata?.name ?? '', r.spec?.replicas ?? 0]));
+}
+
+function assertHealthyAt(s: Snapshot, image: string): void {
+  const replicas = s.deployment.spec?.replicas ?? 0;
+  assert.equal(s.deployment.spec?.template.spec?.containers[0]?.image, image, 'the pod template is the stable one');
+  assert.equal(s.deployment.status?.availableReplicas, replicas, 'all replicas available');
+  assert.equal(activeReplicaSets(s).length, 1);
+  assert.equal(s.deployment.spec?.paused, true, 'held for the next release');
+  assert.equal(s.deployment.spec?.strategy?.type, 'RollingUpdate');
+}
