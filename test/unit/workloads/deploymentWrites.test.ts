@@ -1,0 +1,83 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { deploymentWrites } from '../../../shared/workloads/deployment/writes.ts';
+import { ORIGINAL_STRATEGY } from '../../../shared/workloads/deployment/deploymentObjects.ts';
+import { deployment, observation, replicaSet, V1, V2 } from './deploymentFixtures.ts';
+
+const stable = () => replicaSet('web-old', 'web:v1', { replicas: 10, annotations: { 'deployment.kubernetes.io/desired-replicas': '10', 'deployment.kubernetes.io/max-replicas': '13' } });
+
+describe('Deployment driver: planned actions → exact writes', () => {
+  it('holds an unpaused Deployment with one merge patch guarded by its resourceVersion', () => {
+    const writes = deploymentWrites(observation(deployment({ paused: false, image: 'web:v1' }), [stable()]), [{ type: 'hold' }]);
+    assert.deepEqual(writes, [{
+      verb: 'patch', ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ns', name: 'web' }, patchType: 'merge',
+      resourceVersion: '100', patch: { spec: { paused: true } }, reason: 'hold (pause)',
+    }]);
+  });
+
+  it('writes nothing when the cluster already matches the plan', () => {
+    const obs = observation(deployment({ image: 'web:v1' }), [stable()]);
+    assert.deepEqual(deploymentWrites(obs, [{ type: 'hold' }, { type: 'distribute', target: V1, distribution: { [V1]: 10 } }]), []);
+  });
+
+  it('starts a batch: Recreate takeover first, then the new ReplicaSet, then the stable scale-down', () => {
+    const obs = observation(deployment(), [stable()]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 } }]);
+    assert.deepEqual(writes.map((w) => w.verb), ['patch', 'create', 'patch']);
+    const [takeover, create, scale] = writes as [any, any, any];
+    assert.deepEqual(takeover.patch, {
+      metadata: { annotations: { [ORIGINAL_STRATEGY]: JSON.stringify({ type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } }) } },
+      spec: { strategy: { type: 'Recreate', rollingUpdate: null } },
+    });
+    assert.equal(takeover.resourceVersion, '100');
+    const rs = create.object;
+    assert.equal(rs.metadata.name, `web-${V2}`);
+    assert.equal(rs.spec.replicas, 1);
+    assert.deepEqual(rs.metadata.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'dep-uid', controller: true }]);
+    assert.equal(rs.metadata.annotations['deployment.kubernetes.io/revision'], '2');
+    assert.equal(rs.metadata.annotations['deployment.kubernetes.io/desired-replicas'], undefined, 'never "saturated" for the native controller');
+    assert.equal(rs.spec.template.metadata.labels['pod-template-hash'], V2);
+    assert.deepEqual(rs.spec.selector, { matchLabels: { app: 'web', 'pod-template-hash': V2 } });
+    assert.deepEqual(scale.patch, { spec: { replicas: 9 } });
+    assert.equal(scale.resourceVersion, 'rv-web-old');
+  });
+
+  it('keeps Recreate until the cluster shows a single active ReplicaSet, then restores the user strategy', () => {
+    const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
+    const moving = observation(taken, [stable(), replicaSet(`web-${V2}`, 'web:v2', { replicas: 0, revision: 2 })].map((r, i) => (i === 0 ? { ...r, spec: { ...r.spec, replicas: 1 } } : { ...r, spec: { ...r.spec, replicas: 10 }, status: { ...r.status, replicas: 10, readyReplicas: 10, availableReplicas: 10 } })));
+    const last = deploymentWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 } }]);
+    assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment'), 'no strategy change in the pass that scales the last old pods down');
+    const done = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 10, revision: 2 })]);
+    const [restore] = deploymentWrites(done, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 } }]) as [any];
+    assert.deepEqual(restore.patch, { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } }, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } });
+  });
+
+  it('strips the saturation annotations from a rollback target the native controller created', () => {
+    const taken = deployment({ image: 'web:v1', strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate"}' } });
+    const obs = observation(taken, [{ ...stable(), spec: { ...stable().spec, replicas: 5 } }, replicaSet(`web-${V2}`, 'web:v2', { replicas: 5, revision: 2 })]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V1, distribution: { [V1]: 10 } }]) as any[];
+    const up = writes.find((w) => w.ref.name === 'web-old');
+    assert.deepEqual(up.patch.metadata, { annotations: { 'deployment.kubernetes.io/desired-replicas': null, 'deployment.kubernetes.io/max-replicas': null } });
+  });
+
+  it('hands back last: ReplicaSet writes first, the unpause and strategy restore after them', () => {
+    const done = observation(deployment(), [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 10, revision: 2 })]);
+    const writes = deploymentWrites(done, [{ type: 'release-hold' }]) as any[];
+    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch]), [['Deployment', { spec: { paused: false } }]]);
+  });
+
+  it('puts a revision\'s template back with a merge patch that also removes fields the current template added', () => {
+    const current = deployment({ image: 'web:v2' });
+    (current.spec!.template as any).metadata.labels.canary = 'yes';
+    const writes = deploymentWrites(observation(current, [stable()]), [{ type: 'restore-template', revision: V1 }]) as any[];
+    assert.deepEqual(writes[0].patch.spec.template, { metadata: { labels: { canary: null } }, spec: { containers: [{ name: 'app', image: 'web:v1', resources: {} }] } });
+  });
+
+  it('applies a requested image change as a strategic merge patch by container name', () => {
+    const writes = deploymentWrites(observation(deployment({ image: 'web:v1' }), [stable()]), [{ type: 'set-template', change: { type: 'images', images: { app: 'web:v3' } } }]) as any[];
+    assert.deepEqual(writes, [{
+      verb: 'patch', ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ns', name: 'web' }, patchType: 'strategic',
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', image: 'web:v3' }] } } } }, reason: 'apply the requested pod template change',
+    }]);
+  });
+});
