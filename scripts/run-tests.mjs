@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import os from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { findLeftovers, killLeftovers } from './testplane-leftovers.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -35,7 +37,8 @@ const args = [
 // Tag every process of this run (the control-plane daemons inherit the environment) so the check
 // below only ever reports this run's processes, never another run's on the same machine.
 const runId = randomUUID();
-const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ROLLOUTS_TEST_RUN_ID: runId } });
+const summaryFile = path.join(os.tmpdir(), `rollouts-test-summary-${runId}.json`);
+const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ROLLOUTS_TEST_RUN_ID: runId, ROLLOUTS_TEST_SUMMARY_FILE: summaryFile } });
 
 // No process left behind: a control-plane daemon that outlives its test file is a harness bug
 // (a missing stop(), a lost exit hook) and would leak into the next run, so it fails the run.
@@ -47,6 +50,20 @@ if (leftovers.length > 0) {
   for (const { pid, cmdline } of leftovers) console.error(`  ${pid} ${cmdline}`);
   killLeftovers(leftovers);
   console.error('run-tests: FAILED: a test process ended without stopping its control plane (stop() not awaited, or the process was SIGKILLed before its exit hook ran).');
+  // The final line CI reads must carry this failure too.
+  const counts = readSummary();
+  console.log(`${counts.passed} passed, ${counts.failed + 1} failed (leftover processes)`);
   process.exit(1);
 }
+readSummary();
 process.exit(run.status ?? 1);
+
+function readSummary() {
+  try {
+    const counts = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    rmSync(summaryFile, { force: true });
+    return counts;
+  } catch {
+    return { passed: 0, failed: 0 };
+  }
+}

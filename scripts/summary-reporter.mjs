@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+
 // Node test-runner reporter that ends the run with the line CI looks for: "N passed, N failed".
 // Skipped and todo tests are counted separately so a skipped suite can never pass as green.
 export default async function* summaryReporter(source) {
@@ -15,5 +17,10 @@ export default async function* summaryReporter(source) {
     else failed += 1;
   }
   const extra = [skipped ? `${skipped} skipped` : '', todo ? `${todo} todo` : ''].filter(Boolean).join(', ');
+  // The runner (scripts/run-tests.mjs) may add failures found after the tests (leftover processes)
+  // and then prints the final line itself; run directly, this is the final line.
+  if (process.env.ROLLOUTS_TEST_SUMMARY_FILE) {
+    writeFileSync(process.env.ROLLOUTS_TEST_SUMMARY_FILE, JSON.stringify({ passed, failed, skipped, todo }));
+  }
   yield `\n${passed} passed, ${failed} failed${extra ? ` (${extra})` : ''}\n`;
 }
