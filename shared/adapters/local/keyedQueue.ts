@@ -1,0 +1,123 @@
+// In-process stand-in for the SQS FIFO queue in local mode, with the semantics the pipeline relies
+// on (those of the Kubernetes workqueue): a key is never processed by two workers at once, a key
+// asked for while it waits is collapsed into one run, a key asked for while it runs is run once
+// more afterwards, and a delayed ask keeps only the earliest due time.
+import type { ReconcileQueue } from '../../reconcile/ports.ts';
+import type { RolloutKey } from '../../rollout/types.ts';
+
+export interface QueueWorkResult {
+  /** Run the key again after this many seconds (pods moving), or null. */
+  requeueSeconds: number | null;
+}
+
+export type QueueWorker = (key: RolloutKey, reason: string) => Promise<QueueWorkResult>;
+
+export interface KeyedQueueOptions {
+  concurrency?: number;
+  /** Delay before retrying a key whose run threw (doubles up to maxRetryDelayMs). */
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  onError?: (key: RolloutKey, err: unknown) => void;
+}
+
+const keyOf = (k: RolloutKey): string => `${k.cluster}/${k.namespace}/${k.name}`;
+
+export class LocalKeyedQueue implements ReconcileQueue {
+  private readonly ready: string[] = [];
+  private readonly waiting = new Map<string, { key: RolloutKey; reason: string }>();
+  private readonly running = new Set<string>();
+  private readonly rerun = new Map<string, { key: RolloutKey; reason: string }>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly failures = new Map<string, number>();
+  private active = 0;
+  private stopped = false;
+  private idleWaiters: (() => void)[] = [];
+  private readonly concurrency: number;
+
+  constructor(private readonly worker: QueueWorker, private readonly opts: KeyedQueueOptions = {}) {
+    this.concurrency = opts.concurrency ?? 4;
+  }
+
+  async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
+    if (this.stopped) return;
+    const id = keyOf(key);
+    const reason = opts.reason ?? 'enqueue';
+    const delayMs = Math.max(0, (opts.delaySeconds ?? 0) * 1000);
+    if (delayMs > 0) {
+      const at = Date.now() + delayMs;
+      const existing = this.timers.get(id);
+      if (existing && existing.at <= at) return; // an earlier run is already scheduled
+      if (existing) clearTimeout(existing.timer);
+      const timer = setTimeout(() => {
+        this.timers.delete(id);
+        void this.enqueue(key, { reason });
+      }, delayMs);
+      this.timers.set(id, { at, timer });
+      return;
+    }
+    if (this.running.has(id)) {
+      this.rerun.set(id, { key, reason });
+      return;
+    }
+    if (this.waiting.has(id)) return;
+    this.waiting.set(id, { key, reason });
+    this.ready.push(id);
+    this.pump();
+  }
+
+  /** Resolves when nothing is queued, running or scheduled to run. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stop taking work, drop scheduled runs and wait for the runs in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.ready.length = 0;
+    this.waiting.clear();
+    this.rerun.clear();
+    if (this.active > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.active === 0 && this.ready.length === 0 && this.timers.size === 0;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active < this.concurrency && this.ready.length > 0) {
+      const id = this.ready.shift()!;
+      const item = this.waiting.get(id);
+      this.waiting.delete(id);
+      if (!item) continue;
+      this.running.add(id);
+      this.active += 1;
+      void this.run(id, item.key, item.reason);
+    }
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private async run(id: string, key: RolloutKey, reason: string): Promise<void> {
+    let delaySeconds: number | null;
+    try {
+      delaySeconds = (await this.worker(key, reason)).requeueSeconds;
+      this.failures.delete(id);
+    } catch (err) {
+      this.opts.onError?.(key, err);
+      const n = (this.failures.get(id) ?? 0) + 1;
+      this.failures.set(id, n);
+      const base = this.opts.retryDelayMs ?? 1000;
+      delaySeconds = Math.min(base * 2 ** (n - 1), this.opts.maxRetryDelayMs ?? 60_000) / 1000;
+    } finally {
+      this.running.delete(id);
+      this.active -= 1;
+    }
+    const again = this.rerun.get(id);
+    this.rerun.delete(id);
+    if (again) await this.enqueue(again.key, { reason: again.reason });
+    else if (delaySeconds !== null && delaySeconds > 0) await this.enqueue(key, { delaySeconds, reason: 'requeue' });
+    this.pump();
+  }
+}
