@@ -1,0 +1,76 @@
+// What the controller's roles need to reach the listed EKS clusters: IAM (DescribeCluster, or
+// AssumeRole for clusters reached through another role) and an EKS access entry per role that maps
+// it to the Kubernetes group bound by infra/k8s/rollouts-rbac.yaml (eks-auth.md §4).
+import { Annotations, Stack } from 'aws-cdk-lib';
+import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import type { ClusterParameter } from '../parameters.ts';
+
+/** The group infra/k8s/rollouts-rbac.yaml binds to its ClusterRole. */
+export const KUBERNETES_GROUP = 'serverless-rollouts';
+
+export interface ClusterPrincipal {
+  /** Short name used in construct ids (reconcile, watch-proxy). */
+  readonly name: string;
+  readonly role: IRole;
+}
+
+export interface ClusterAccessProps {
+  readonly clusters: readonly ClusterParameter[];
+  /** The roles that talk to Kubernetes. */
+  readonly principals: readonly ClusterPrincipal[];
+}
+
+export class ClusterAccess extends Construct {
+  readonly accessEntries: CfnAccessEntry[] = [];
+
+  constructor(scope: Construct, id: string, props: ClusterAccessProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    // Clusters reached with a role of their own: DescribeCluster and the token are signed with that
+    // role's credentials, so our roles only need to assume it, and the access entry belongs to it.
+    const assumed = props.clusters.filter((c) => c.roleArn !== undefined);
+    const direct = props.clusters.filter((c) => c.roleArn === undefined);
+
+    const statements: PolicyStatement[] = [];
+    if (direct.length > 0) {
+      statements.push(new PolicyStatement({
+        actions: ['eks:DescribeCluster'],
+        resources: direct.map((c) => stack.formatArn({ service: 'eks', region: c.region ?? stack.region, resource: 'cluster', resourceName: c.eksClusterName })),
+      }));
+    }
+    if (assumed.length > 0) {
+      statements.push(new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [...new Set(assumed.map((c) => c.roleArn as string))] }));
+    }
+    for (const p of props.principals) for (const s of statements) p.role.addToPrincipalPolicy(s);
+
+    for (const cluster of direct) {
+      // AWS::EKS::AccessEntry is regional: the stack can only create it for clusters in its own region.
+      if (cluster.region !== undefined && cluster.region !== stack.region) {
+        Annotations.of(this).addInfo(`cluster ${cluster.name}: ${cluster.eksClusterName} is in ${cluster.region}, not the stack's region; `
+          + 'create its access entries there (see infra/README.md, "Granting EKS access")');
+        continue;
+      }
+      for (const p of props.principals) {
+        this.accessEntries.push(new CfnAccessEntry(this, `${cluster.name}-${p.name}`, {
+          clusterName: cluster.eksClusterName,
+          principalArn: p.role.roleArn,
+          type: 'STANDARD',
+          kubernetesGroups: [KUBERNETES_GROUP],
+        }));
+      }
+    }
+    for (const cluster of props.clusters.filter((c) => c.namespaces !== undefined)) {
+      const bindings = (cluster.namespaces ?? []).map((ns) =>
+        `kubectl create rolebinding ${KUBERNETES_GROUP} -n ${ns} --clusterrole=${KUBERNETES_GROUP} --group=${KUBERNETES_GROUP}`);
+      Annotations.of(this).addInfo(`cluster ${cluster.name}: limited to namespaces ${(cluster.namespaces ?? []).join(', ')}; after applying `
+        + `infra/k8s/rollouts-rbac.yaml, run \`kubectl delete clusterrolebinding ${KUBERNETES_GROUP}\` and ${bindings.map((b) => `\`${b}\``).join(', ')}`);
+    }
+    for (const cluster of assumed) {
+      Annotations.of(this).addInfo(`cluster ${cluster.name}: reached through ${cluster.roleArn}; map that role to the `
+        + `"${KUBERNETES_GROUP}" group in the cluster's account (see infra/README.md, "Clusters in other accounts")`);
+    }
+  }
+}

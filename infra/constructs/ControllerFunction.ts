@@ -1,0 +1,125 @@
+// One Lambda entry point of the controller: bundled locally with the shared esbuild options, Node 22
+// on Graviton, X-Ray active, its own log group and a role that starts empty, so every permission
+// it ends up with is one the stack granted on purpose.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { Duration } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../../shared/app/observability.ts';
+import { BUNDLE_RUNTIME_ENV, LAMBDA_BUNDLING, entryPath } from '../bundling.ts';
+import type { FunctionName } from '../bundling.ts';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ControllerFunctionProps {
+  /** Which entry point: functions/<name>/handler.ts, exporting `handler`. */
+  readonly name: FunctionName;
+  readonly description: string;
+  /** Also buys CPU: Lambda allocates vCPU in proportion to memory. */
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  /** Configuration variables (names from shared/config.ts ENV). */
+  readonly environment: Readonly<Record<string, string>>;
+  /**
+   * Reserved concurrency. Not reserved by default: a reservation fails to deploy in accounts whose
+   * unreserved pool is at its minimum (new accounts), and the reconcile workers are capped on the
+   * event source mappings instead.
+   * @default - none
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Retries of asynchronous invocations (Scheduler invokes asynchronously).
+   * @default 2 (the Lambda default)
+   */
+  readonly retryAttempts?: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Powertools logger level. @default 'INFO' */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** CloudWatch namespace of the Powertools (EMF) metrics. @default METRICS_NAMESPACE ('ServerlessRollouts') */
+  readonly metricsNamespace?: string;
+}
+
+export class ControllerFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ControllerFunctionProps) {
+    super(scope, id);
+    // No AWSLambdaBasicExecutionRole: it allows logs:* on every log group of the account; this role
+    // may write to its own log group only (granted below).
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `serverless-rollouts ${props.name} function`,
+    });
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      // Logs are operational and expire anyway; the table's history is the durable record.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    const b = LAMBDA_BUNDLING;
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, entryPath(props.name)),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: Tracing.ACTIVE,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      retryAttempts: props.retryAttempts,
+      environment: {
+        ...props.environment,
+        ...BUNDLE_RUNTIME_ENV,
+        // One service per function (the handlers' own default names), so each has its own metric dimension.
+        POWERTOOLS_SERVICE_NAME: `rollouts-${props.name}`,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: b.target,
+        minify: b.minify,
+        keepNames: b.keepNames,
+        sourceMap: b.sourcemap,
+        sourcesContent: b.sourcesContent,
+        mainFields: [...b.mainFields],
+        banner: b.banner,
+        bundleAwsSDK: b.bundleAwsSdk,
+        externalModules: [],
+        // Synth bundles with the esbuild in node_modules; there is no Docker engine to fall back to.
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Pinned to nodejs22.x on purpose: the Node 22 toolchain (node@22 devDependency, engines >=22.12) is what the tests run, '
+        + 'and @kubernetes/client-node 2.x (undici 8) is verified on Node 22; moving to nodejs24.x is a deliberate upgrade with its own test run.',
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, '
+        + 'so AWS requires Resource "*" (the only wildcard statement of this role).',
+    });
+  }
+
+  /** Adds one statement to this function's role (its only way to gain permissions). */
+  grant(statement: PolicyStatement): void {
+    this.role.addToPolicy(statement);
+  }
+}

@@ -1,0 +1,76 @@
+// Deploy parameters, read from CDK context (cdk.json defaults, `-c key=value` overrides) and
+// validated once, so a typo fails `cdk synth` with the key and the reason instead of a bad deploy.
+import { z } from 'zod';
+import type { Node } from 'constructs';
+
+const clusterSchema = z.object({
+  /** The name the cluster is registered under in serverless-rollouts (the `<cluster>` of a rollout key). */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, ".", "_" or "-" (no "#" or "/"), at most 63'),
+  /** The EKS cluster's own name. */
+  eksClusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name'),
+  /** @default the stack's region */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1').optional(),
+  /** A role (typically in another account) the functions assume to reach the cluster. */
+  roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN').optional(),
+  /** Namespaces the controller manages; only shapes the RBAC instructions (RoleBindings instead of a ClusterRoleBinding). */
+  namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name')).min(1).optional(),
+}).strict();
+
+export type ClusterParameter = z.infer<typeof clusterSchema>;
+
+export const WATCH_PROXY_MODES = ['lambda', 'none'] as const;
+export type WatchProxyMode = (typeof WATCH_PROXY_MODES)[number];
+
+const schema = z.object({
+  clusters: z.array(clusterSchema).refine(
+    (list) => new Set(list.map((c) => c.name)).size === list.length,
+    'cluster names must be unique',
+  ),
+  watchProxyMode: z.enum(WATCH_PROXY_MODES),
+  alarmEmail: z.email().optional(),
+  reconcileConcurrency: z.coerce.number().int().min(2).max(1000),
+});
+
+export interface DeployParameters {
+  readonly clusters: readonly ClusterParameter[];
+  /** `lambda`: the watch-proxy runs as a Lambda on an overlapping schedule; `none`: the sweep alone drives progress. */
+  readonly watchProxyMode: WatchProxyMode;
+  /** Where alarm notifications go; no subscription when absent (the alarms still exist). */
+  readonly alarmEmail?: string;
+  /**
+   * Most reconcile invocations at once, per queue (the workers of the workqueue). Also bounds the
+   * load on each cluster's apiserver.
+   * @default 10
+   */
+  readonly reconcileConcurrency: number;
+}
+
+export class DeployParameterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeployParameterError';
+  }
+}
+
+/** Context values given on the command line (`-c clusters='[...]'`) arrive as JSON strings. */
+function fromJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+export function readDeployParameters(node: Node): DeployParameters {
+  const raw = {
+    clusters: fromJson(node.tryGetContext('clusters')) ?? [],
+    watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'lambda',
+    alarmEmail: node.tryGetContext('alarmEmail') || undefined,
+    reconcileConcurrency: node.tryGetContext('reconcileConcurrency') ?? 10,
+  };
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  throw new DeployParameterError(`invalid deploy parameters (CDK context): ${problems.join('; ')}`);
+}

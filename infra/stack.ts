@@ -1,0 +1,186 @@
+// The deployed product: state table, workqueue, four functions, schedules, event bus, EKS access,
+// alarms. Wiring and permissions only; what the functions do lives in functions/ and shared/.
+import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { watchEventSource } from '../shared/adapters/eventbridge/watchEventSink.ts';
+import { ENV } from '../shared/config.ts';
+import { ClusterAccess } from './constructs/ClusterAccess.ts';
+import type { ClusterPrincipal } from './constructs/ClusterAccess.ts';
+import { ControllerFunction } from './constructs/ControllerFunction.ts';
+import { OperationsAlarms } from './constructs/OperationsAlarms.ts';
+import { PeriodicInvocation } from './constructs/PeriodicInvocation.ts';
+import { ReconcileQueues } from './constructs/ReconcileQueues.ts';
+import { RolloutEventBus } from './constructs/RolloutEventBus.ts';
+import { DLQ_RETENTION, secureQueue } from './constructs/secureQueue.ts';
+import { StateTable } from './constructs/StateTable.ts';
+import type { DeployParameters } from './parameters.ts';
+
+/** Source of our transition events (ROLLOUTS_EVENT_SOURCE). */
+export const EVENT_SOURCE = 'serverless-rollouts';
+/** Source of the watch-proxy's events (the sink derives it from ROLLOUTS_EVENT_SOURCE), routed to the trigger queue. */
+export const WATCH_EVENT_SOURCE = watchEventSource(EVENT_SOURCE);
+
+const RECONCILE_TIMEOUT = Duration.seconds(30);
+const WATCH_RATE = Duration.minutes(5);
+/** One minute longer than the rate, so a new watcher starts before the old one stops: no blind gap. */
+const WATCH_TIMEOUT = Duration.minutes(6);
+
+export interface ServerlessRolloutsStackProps extends StackProps {
+  readonly parameters: DeployParameters;
+}
+
+export class ServerlessRolloutsStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServerlessRolloutsStackProps) {
+    super(scope, id, props);
+    const params = props.parameters;
+
+    const state = new StateTable(this, 'State');
+    const queues = new ReconcileQueues(this, 'Queues', {
+      // AWS's recommendation for Lambda event sources: 6× the function timeout.
+      visibilityTimeout: Duration.seconds(RECONCILE_TIMEOUT.toSeconds() * 6),
+    });
+    // Scheduler ticks and watch events that could not be delivered (not messages that failed in reconcile).
+    const deliveryDlq = secureQueue(this, 'DeliveryDlq', { retentionPeriod: DLQ_RETENTION });
+    Validations.of(deliveryDlq).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself a dead-letter queue: the DLQ of the Scheduler schedules and of the watch-events rule target '
+        + '(cdk-nag only recognises DLQs named in another queue\'s redrive policy).',
+    });
+    const events = new RolloutEventBus(this, 'Events', {
+      watchEventSource: WATCH_EVENT_SOURCE,
+      triggerQueue: queues.trigger,
+      deadLetterQueue: deliveryDlq,
+    });
+
+    // loadConfig (shared/config.ts) validates the whole configuration at cold start, so every
+    // function gets every required variable, whichever it uses.
+    const environment = {
+      [ENV.tableName]: state.table.tableName,
+      [ENV.queueUrl]: queues.work.queueUrl,
+      [ENV.triggerQueueUrl]: queues.trigger.queueUrl,
+      [ENV.eventBusName]: events.bus.eventBusName,
+      [ENV.eventSource]: EVENT_SOURCE,
+    };
+
+    const reconcile = new ControllerFunction(this, 'Reconcile', {
+      name: 'reconcile',
+      description: 'serverless-rollouts: reconcile one rollout per queue message (observe, plan, apply, persist)',
+      // The largest bundle (Kubernetes client) and TLS to apiservers: more memory buys the CPU for a fast cold start.
+      memorySize: 1024,
+      timeout: RECONCILE_TIMEOUT,
+      environment,
+    });
+    for (const queue of [queues.work, queues.trigger]) {
+      reconcile.fn.addEventSource(new SqsEventSource(queue, {
+        // Small batches: one slow cluster delays few other keys, and a retry repeats little work.
+        batchSize: 5,
+        reportBatchItemFailures: true,
+        maxConcurrency: params.reconcileConcurrency,
+      }));
+    }
+    reconcile.grant(tableItems(state, ['Query', 'GetItem', 'PutItem', 'DeleteItem', 'BatchWriteItem']));
+    reconcile.grant(sendTo(queues.trigger.queueArn));
+    reconcile.grant(putEvents(events.bus.eventBusArn, EVENT_SOURCE));
+
+    const sweep = new ControllerFunction(this, 'Sweep', {
+      name: 'sweep',
+      description: 'serverless-rollouts: every minute, enqueue the rollouts whose wake-up is due',
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+      // The next tick (one minute later) supersedes a failed one; a retry would only overlap it.
+      retryAttempts: 0,
+      environment,
+    });
+    sweep.grant(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [state.dueIndexArn] }));
+    sweep.grant(sendTo(queues.work.queueArn));
+    new PeriodicInvocation(this, 'SweepSchedule', {
+      fn: sweep.fn,
+      rate: Duration.minutes(1),
+      description: 'serverless-rollouts sweep tick',
+      deadLetterQueue: deliveryDlq,
+      maxEventAge: Duration.minutes(1),
+    });
+
+    const api = new ControllerFunction(this, 'Api', {
+      name: 'api',
+      description: 'serverless-rollouts: HTTP API (Function URL, IAM auth)',
+      memorySize: 512,
+      timeout: Duration.seconds(15),
+      environment,
+    });
+    api.grant(tableItems(state, ['Query', 'GetItem', 'PutItem', 'DeleteItem', 'BatchWriteItem']));
+    api.grant(sendTo(queues.work.queueArn));
+    // AWS_IAM: AWS refuses unsigned requests, and callers need lambda:InvokeFunctionUrl on this
+    // function. No CORS: the clients are the CLI and SigV4 tools, not browsers on other origins.
+    const apiUrl = api.fn.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM });
+
+    // The roles that talk to Kubernetes. Not the API: it reads and writes the table and the queue
+    // only (shared/app/lambdaDeps.ts gives it no cluster provider), so cluster access would be unused privilege.
+    const clusterPrincipals: ClusterPrincipal[] = [{ name: 'reconcile', role: reconcile.role }];
+    const functions: Record<string, ControllerFunction> = { reconcile, sweep, api };
+
+    if (params.watchProxyMode === 'lambda') {
+      const watchProxy = new ControllerFunction(this, 'WatchProxy', {
+        name: 'watch-proxy',
+        description: 'serverless-rollouts: watch the clusters and forward changes to the event bus',
+        memorySize: 512,
+        timeout: WATCH_TIMEOUT,
+        // A crashed watcher is replaced by the next scheduled one (at most 5 minutes later) and the
+        // sweep keeps releases moving meanwhile; a retry would only add a third overlapping watcher.
+        retryAttempts: 0,
+        environment,
+      });
+      // Query: the rollout catalogue and specs; GetItem: cluster registrations (RegisteredClusterProvider).
+      watchProxy.grant(tableItems(state, ['Query', 'GetItem']));
+      watchProxy.grant(putEvents(events.bus.eventBusArn, WATCH_EVENT_SOURCE));
+      new PeriodicInvocation(this, 'WatchProxySchedule', {
+        fn: watchProxy.fn,
+        rate: WATCH_RATE,
+        description: 'serverless-rollouts watch-proxy (overlapping watchers)',
+        deadLetterQueue: deliveryDlq,
+        maxEventAge: WATCH_RATE,
+      });
+      clusterPrincipals.push({ name: 'watch-proxy', role: watchProxy.role });
+      new CfnOutput(this, 'WatchProxyRoleArn', { value: watchProxy.role.roleArn, description: 'Map to the Kubernetes group serverless-rollouts (access entry) in clusters this stack cannot reach' });
+      functions['watch-proxy'] = watchProxy;
+    }
+
+    new ClusterAccess(this, 'ClusterAccess', { clusters: params.clusters, principals: clusterPrincipals });
+
+    new OperationsAlarms(this, 'Alarms', {
+      deadLetterQueues: { work: queues.workDlq, trigger: queues.triggerDlq, delivery: deliveryDlq },
+      functions: Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, f.fn])),
+      alarmEmail: params.alarmEmail,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: apiUrl.url, description: 'HTTP API (SigV4, service "lambda")' });
+    new CfnOutput(this, 'ApiFunctionArn', { value: api.fn.functionArn, description: 'Callers need lambda:InvokeFunctionUrl and lambda:InvokeFunction on this ARN' });
+    new CfnOutput(this, 'ReconcileRoleArn', { value: reconcile.role.roleArn, description: 'Map to the Kubernetes group serverless-rollouts (access entry) in clusters this stack cannot reach' });
+    new CfnOutput(this, 'EventBusName', { value: events.bus.eventBusName });
+    new CfnOutput(this, 'EventBusArn', { value: events.bus.eventBusArn });
+    new CfnOutput(this, 'TableName', { value: state.table.tableName, description: 'Retained on cdk destroy' });
+    new CfnOutput(this, 'QueueUrl', { value: queues.work.queueUrl });
+    new CfnOutput(this, 'TriggerQueueUrl', { value: queues.trigger.queueUrl });
+  }
+}
+
+function tableItems(state: StateTable, operations: readonly string[]): PolicyStatement {
+  return new PolicyStatement({ actions: operations.map((op) => `dynamodb:${op}`), resources: [state.table.tableArn] });
+}
+
+function sendTo(queueArn: string): PolicyStatement {
+  return new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queueArn] });
+}
+
+/** PutEvents on our bus, for one event source only: no function can forge another's events. */
+function putEvents(busArn: string, source: string): PolicyStatement {
+  return new PolicyStatement({
+    actions: ['events:PutEvents'],
+    resources: [busArn],
+    conditions: { StringEquals: { 'events:source': source } },
+  });
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// Bundle size and cold-start cost of each Lambda, built with the esbuild options the CDK stack uses
+// (infra/bundling.ts). For each functions/<name>/handler.ts: bytes minified, gzip, source map, and
+// the median time to import the bundle in a fresh Node process (module init, as a cold start pays it
+// before the first invocation), with the deployed NODE_OPTIONS and without them.
+// Usage: node scripts/bundle-report.mjs [--json] [--runs=N] [name ...]   (run on Node 22: npm exec -- node ...)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { BUNDLE_RUNTIME_ENV, FUNCTION_NAMES, entryPath, esbuildOptions } from '../infra/bundling.ts';
+import { ENV } from '../shared/config.ts';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice('--runs='.length) ?? 10);
+const only = args.filter((a) => !a.startsWith('--'));
+const unknown = only.filter((n) => !FUNCTION_NAMES.includes(n));
+if (unknown.length > 0 || !(runs >= 1)) {
+  console.error(`bundle-report: unknown function ${unknown.join(', ')} or bad --runs; functions: ${FUNCTION_NAMES.join(', ')}`);
+  process.exit(2);
+}
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  console.error(`bundle-report: Node ${process.versions.node}; the Lambda runtime is Node 22. Run through npm (node@22 is a devDependency).`);
+  process.exit(2);
+}
+
+// What the module needs at import time (handlers read their configuration at cold start). The
+// endpoint points at a closed local port so an accidental AWS call at init fails fast, offline.
+const initEnv = {
+  PATH: process.env.PATH,
+  AWS_REGION: 'eu-west-1',
+  AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+  [ENV.tableName]: 'bundle-report',
+  [ENV.queueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/bundle-report.fifo',
+  [ENV.triggerQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/bundle-report',
+  [ENV.eventBusName]: 'serverless-rollouts',
+  POWERTOOLS_SERVICE_NAME: 'serverless-rollouts',
+  POWERTOOLS_METRICS_NAMESPACE: 'ServerlessRollouts',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+};
+
+/** Milliseconds from before import() to after the module (and its top-level await) evaluated, in a new process. */
+function importTime(file, extraEnv) {
+  const code = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); `
+    + 'process.stdout.write(String(performance.now() - t));';
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', code], { env: { ...initEnv, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
+  if (res.status !== 0) throw new Error(`import failed: ${(res.stderr || res.error?.message || '').trim().split('\n').slice(-3).join(' | ')}`);
+  return Number(res.stdout);
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+async function measure(name, workDir) {
+  const entry = entryPath(name);
+  if (!existsSync(path.join(root, entry))) return { name, error: `${entry} does not exist` };
+  const outdir = path.join(workDir, name);
+  const options = esbuildOptions(entry, outdir);
+  await build({ ...options, absWorkingDir: root, logLevel: 'silent' });
+  const bundle = readFileSync(options.outfile);
+  const result = {
+    name,
+    minifiedBytes: bundle.length,
+    gzipBytes: gzipSync(bundle).length,
+    sourceMapBytes: statSync(`${options.outfile}.map`).size,
+  };
+  try {
+    importTime(options.outfile, {}); // warm the file cache; not counted
+    // Interleaved, so a busy moment on the machine weighs on both columns alike.
+    const deployed = [];
+    const bare = [];
+    for (let i = 0; i < runs; i += 1) {
+      deployed.push(importTime(options.outfile, BUNDLE_RUNTIME_ENV));
+      bare.push(importTime(options.outfile, {}));
+    }
+    return { ...result, initMsMedian: round(median(deployed)), initMsMedianWithoutNodeOptions: round(median(bare)), runs };
+  } catch (err) {
+    return { ...result, error: err.message };
+  }
+}
+
+const round = (n) => Math.round(n * 10) / 10;
+const kb = (n) => (n === undefined ? '' : `${(n / 1024).toFixed(1)} KiB`);
+
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'bundle-report-'));
+let results;
+try {
+  results = [];
+  for (const name of only.length > 0 ? only : FUNCTION_NAMES) results.push(await measure(name, workDir));
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+if (json) {
+  console.log(JSON.stringify({ node: process.versions.node, nodeOptions: BUNDLE_RUNTIME_ENV.NODE_OPTIONS, results }, null, 2));
+} else {
+  const rows = [['function', 'minified', 'gzip', 'source map', `init ms (median of ${runs})`, 'init ms without NODE_OPTIONS', 'note']];
+  for (const r of results) {
+    rows.push([r.name, kb(r.minifiedBytes), kb(r.gzipBytes), kb(r.sourceMapBytes), String(r.initMsMedian ?? ''), String(r.initMsMedianWithoutNodeOptions ?? ''), r.error ?? '']);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  console.log(`\nNode ${process.versions.node}; deployed NODE_OPTIONS="${BUNDLE_RUNTIME_ENV.NODE_OPTIONS}"; gzip at zlib's default level.`);
+}
+process.exit(results.some((r) => r.error) ? 1 : 0);

@@ -1,0 +1,121 @@
+// Deploy parameters (CDK context) and what they turn into: EKS access entries, alarms, optional parts.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { parseAllDocuments } from 'yaml';
+import { KUBERNETES_GROUP } from '../../infra/constructs/ClusterAccess.ts';
+import { DeployParameterError } from '../../infra/parameters.ts';
+import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
+
+describe('EKS access entries', () => {
+  const { template } = synth(FULL_CONTEXT);
+  const roleArn = (prefix: string) => ({ 'Fn::GetAtt': [logicalId(template, 'AWS::IAM::Role', prefix), 'Arn'] });
+
+  it('maps the reconcile and watch-proxy roles to the Kubernetes group of each listed cluster in the stack region', () => {
+    for (const eksClusterName of ['prod-eks', 'staging-eks']) {
+      for (const role of ['ReconcileRole', 'WatchProxyRole']) {
+        template.hasResourceProperties('AWS::EKS::AccessEntry', {
+          ClusterName: eksClusterName,
+          PrincipalArn: roleArn(role),
+          Type: 'STANDARD',
+          KubernetesGroups: [KUBERNETES_GROUP],
+        });
+      }
+    }
+    template.resourceCountIs('AWS::EKS::AccessEntry', 4);
+  });
+
+  it('gives the sweep and the API no access entry: they never talk to Kubernetes', () => {
+    const entries = Object.values(resources(template, 'AWS::EKS::AccessEntry'));
+    for (const role of ['SweepRole', 'ApiRole']) {
+      const arn = JSON.stringify(roleArn(role));
+      assert.ok(entries.every((e) => JSON.stringify(e.Properties?.PrincipalArn) !== arn), role);
+    }
+  });
+
+  it('creates no access entry for a cluster reached through a role, nor for one in another region', () => {
+    for (const name of ['partner-eks', 'tokyo-eks']) {
+      assert.deepEqual(template.findResources('AWS::EKS::AccessEntry', { Properties: { ClusterName: name } }), {});
+    }
+  });
+
+  it('uses the group that infra/k8s/rollouts-rbac.yaml binds to its ClusterRole', () => {
+    const docs = parseAllDocuments(readFileSync(new URL('../../infra/k8s/rollouts-rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS());
+    const binding = docs.find((d) => d?.kind === 'ClusterRoleBinding');
+    assert.ok(binding, 'rollouts-rbac.yaml has no ClusterRoleBinding');
+    assert.deepEqual(binding.subjects, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: KUBERNETES_GROUP }]);
+  });
+
+  it('tells the operator how to bind the role per namespace when a cluster lists namespaces', () => {
+    const { stack } = synth(FULL_CONTEXT);
+    Annotations.fromStack(stack).hasInfo('/Rollouts/ClusterAccess', Match.stringLikeRegexp(
+      'cluster staging: limited to namespaces web, api.*kubectl create rolebinding serverless-rollouts -n web --clusterrole=serverless-rollouts --group=serverless-rollouts',
+    ));
+  });
+
+  it('creates none when no cluster is listed, and grants no EKS or STS action', () => {
+    const { template: bare } = synth();
+    bare.resourceCountIs('AWS::EKS::AccessEntry', 0);
+    const text = JSON.stringify(bare.findResources('AWS::IAM::Policy'));
+    assert.doesNotMatch(text, /eks:|sts:/);
+  });
+});
+
+describe('deploy parameters', () => {
+  it('accept clusters given on the command line as a JSON string', () => {
+    const { template } = synth({ clusters: JSON.stringify([{ name: 'cli', eksClusterName: 'cli-eks' }]) });
+    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+  });
+
+  it('fail synth naming the key and the reason when a value is invalid', () => {
+    assert.throws(() => synth({ clusters: [{ name: 'bad#name', eksClusterName: 'x' }] }), (err: Error) =>
+      err instanceof DeployParameterError && /clusters\.0\.name/.test(err.message));
+    assert.throws(() => synth({ watchProxyMode: 'container' }), /watchProxyMode/);
+    assert.throws(() => synth({ clusters: [{ name: 'a', eksClusterName: 'x', role: 'typo' }] }), /clusters\.0/);
+    assert.throws(() => synth({ clusters: [{ name: 'a', eksClusterName: 'x' }, { name: 'a', eksClusterName: 'y' }] }), /unique/);
+    assert.throws(() => synth({ alarmEmail: 'not-an-address' }), /alarmEmail/);
+  });
+
+  it('watchProxyMode none deploys no watch-proxy function, schedule or access entry', () => {
+    const { template } = synth({ ...FULL_CONTEXT, watchProxyMode: 'none' });
+    template.resourceCountIs('AWS::Lambda::Function', 3);
+    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    assert.deepEqual(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('watch') } }), {});
+    assert.deepEqual(template.findOutputs('WatchProxyRoleArn'), {});
+  });
+
+  it('reconcileConcurrency caps both event source mappings', () => {
+    const { template } = synth({ reconcileConcurrency: 50 });
+    const mappings = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping'));
+    assert.deepEqual(mappings.map((m) => m.Properties?.ScalingConfig), [{ MaximumConcurrency: 50 }, { MaximumConcurrency: 50 }]);
+  });
+});
+
+describe('OperationsAlarms', () => {
+  it('alarms on every dead-letter queue and every function, silently without alarmEmail', () => {
+    const { template } = synth();
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 + 4);
+    for (const prefix of ['QueuesWorkDlq', 'QueuesTriggerDlq', 'DeliveryDlq']) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue', prefix), 'QueueName'] } }],
+        Threshold: 1,
+      });
+    }
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+
+  it('notifies a TLS-only topic with an e-mail subscription when alarmEmail is set', () => {
+    const { template } = synth({ alarmEmail: 'ops@example.com' });
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+    const topic = logicalId(template, 'AWS::SNS::Topic', 'AlarmsTopic');
+    for (const alarm of Object.values(resources(template, 'AWS::CloudWatch::Alarm'))) {
+      assert.deepEqual(alarm.Properties?.AlarmActions, [{ Ref: topic }]);
+    }
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+});

@@ -1,0 +1,112 @@
+// Least privilege, read back from the template: what each role may do, on what, and no wildcard
+// resource except the ones AWS requires (each listed below with its reason).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { asList, grantsOf, renderResource, statementsOf } from './grants.ts';
+import { ACCOUNT, FULL_CONTEXT, REGION, logicalId, synth } from './synth.ts';
+
+/** Actions allowed on Resource "*", and why AWS leaves no narrower choice. */
+const WILDCARD_ALLOWED: Record<string, string> = {
+  'xray:PutTraceSegments': 'X-Ray has no resource-level permissions; active tracing needs it on "*"',
+  'xray:PutTelemetryRecords': 'X-Ray has no resource-level permissions; active tracing needs it on "*"',
+};
+
+const { template } = synth(FULL_CONTEXT);
+const role = (prefix: string) => logicalId(template, 'AWS::IAM::Role', prefix);
+const PARTNER_ROLE = 'arn:aws:iam::210987654321:role/rollouts-access';
+const cluster = (name: string, region = REGION) => `arn:aws:eks:${region}:${ACCOUNT}:cluster/${name}`;
+const DIRECT_CLUSTERS = [cluster('prod-eks'), cluster('staging-eks'), cluster('tokyo-eks', 'ap-northeast-1')].sort();
+const LOGS_AND_TRACES = (logs: string) => ({
+  'logs:CreateLogStream': [logs],
+  'logs:PutLogEvents': [logs],
+  'xray:PutTelemetryRecords': ['*'],
+  'xray:PutTraceSegments': ['*'],
+});
+const TABLE_ITEMS = ['BatchWriteItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query'];
+const perAction = (actions: string[], resource: string) => Object.fromEntries(actions.map((a) => [a, [resource]]));
+
+describe('IAM', () => {
+  it('scopes every statement to our resources, the listed clusters or the listed roles; "*" only where AWS requires it', () => {
+    const ids = new Set(Object.keys(template.toJSON().Resources as object));
+    const allowedLiterals = new Set([...DIRECT_CLUSTERS, PARTNER_ROLE]);
+    for (const { policy, statement } of statementsOf(template)) {
+      for (const resource of asList(statement.Resource)) {
+        const text = renderResource(resource, ids);
+        if (text.includes('*')) {
+          for (const action of asList(statement.Action)) {
+            assert.ok(WILDCARD_ALLOWED[action], `${policy}: ${action} on ${text} is not an allowed wildcard`);
+          }
+          assert.equal(text, '*', `${policy}: partial wildcard ${text}`);
+          continue;
+        }
+        const ours = /^<[A-Za-z0-9]+>(\/index\/[A-Za-z0-9_.-]+)?$/.test(text);
+        assert.ok(ours || allowedLiterals.has(text), `${policy}: ${asList(statement.Action).join(',')} on ${text} is not one of our resources`);
+      }
+    }
+  });
+
+  it('grants reconcile table items, polling of both queues, sends to the trigger queue, its own event source and the listed clusters', () => {
+    const polled = ['<QueuesTrigger>', '<QueuesWork>'];
+    assert.deepEqual(grantsOf(template, role('ReconcileRole')), {
+      ...perAction(TABLE_ITEMS.map((a) => `dynamodb:${a}`), '<StateTable>'),
+      'eks:DescribeCluster': DIRECT_CLUSTERS,
+      'events:PutEvents': ['<EventsBus>'],
+      ...LOGS_AND_TRACES('<ReconcileLogs>'),
+      // The event source mappings poll with the function's role.
+      ...Object.fromEntries(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].map((a) => [a, polled])),
+      'sqs:SendMessage': ['<QueuesTrigger>'],
+      'sts:AssumeRole': [PARTNER_ROLE],
+    });
+  });
+
+  it('grants the sweep a Query of the due index and sends to the work queue, nothing else', () => {
+    assert.deepEqual(grantsOf(template, role('SweepRole')), {
+      'dynamodb:Query': ['<StateTable>/index/due'],
+      ...LOGS_AND_TRACES('<SweepLogs>'),
+      'sqs:SendMessage': ['<QueuesWork>'],
+    });
+  });
+
+  it('grants the API table items and the work queue; no Kubernetes, STS or event bus access', () => {
+    assert.deepEqual(grantsOf(template, role('ApiRole')), {
+      ...perAction(TABLE_ITEMS.map((a) => `dynamodb:${a}`), '<StateTable>'),
+      ...LOGS_AND_TRACES('<ApiLogs>'),
+      'sqs:SendMessage': ['<QueuesWork>'],
+    });
+  });
+
+  it('grants the watch-proxy table reads, its own event source and the listed clusters', () => {
+    assert.deepEqual(grantsOf(template, role('WatchProxyRole')), {
+      'dynamodb:GetItem': ['<StateTable>'],
+      'dynamodb:Query': ['<StateTable>'],
+      'eks:DescribeCluster': DIRECT_CLUSTERS,
+      'events:PutEvents': ['<EventsBus>'],
+      ...LOGS_AND_TRACES('<WatchProxyLogs>'),
+      'sts:AssumeRole': [PARTNER_ROLE],
+    });
+  });
+
+  it('lets each function put events under its own source only, so none can forge another\'s', () => {
+    const sources = statementsOf(template)
+      .filter(({ statement }) => asList(statement.Action).includes('events:PutEvents'))
+      .map(({ roles, statement }) => [roles[0], statement.Condition]);
+    assert.deepEqual(sources.sort(), [
+      [role('ReconcileRole'), { StringEquals: { 'events:source': 'serverless-rollouts' } }],
+      [role('WatchProxyRole'), { StringEquals: { 'events:source': 'serverless-rollouts.watch' } }],
+    ].sort());
+  });
+
+  it('lets the Scheduler roles invoke only their own function and send only to the delivery dead-letter queue', () => {
+    for (const fn of ['SweepFunction', 'WatchProxyFunction']) {
+      const fnId = logicalId(template, 'AWS::Lambda::Function', fn);
+      const schedulerRole = statementsOf(template).find(({ statement }) =>
+        JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [fnId, 'Arn'] }))?.roles[0];
+      assert.ok(schedulerRole, `no role may invoke ${fn}`);
+      const prefix = fn.replace('Function', '');
+      assert.deepEqual(grantsOf(template, schedulerRole), {
+        'lambda:InvokeFunction': [`<${prefix}Function>`],
+        'sqs:SendMessage': ['<DeliveryDlq>'],
+      });
+    }
+  });
+});
