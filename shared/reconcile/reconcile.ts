@@ -21,8 +21,12 @@ export interface ReconcileDeps {
   clock: Clock;
   /** Counts requests of this pass; the adapters must have been built with the same meter. */
   meter?: Meter;
-  /** Test hook: called at each crash point; throwing from it simulates the process dying there. */
-  crashPoint?: (point: string) => void;
+  /**
+   * Test hook: called (and awaited) at each crash point: 'observed', 'wrote:<i>', 'before-persist',
+   * 'after-persist'. Throwing simulates the process dying there; awaiting lets a test act as a
+   * concurrent writer at exactly that moment (bump a resourceVersion, record a command).
+   */
+  crashPoint?: (point: string) => void | Promise<void>;
 }
 
 export type ReconcileOutcome = 'noop' | 'progressed' | 'conflict' | 'missing' | 'removed';
@@ -55,14 +59,18 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   let { state, version } = loaded.state;
   if (loaded.state.outbox.history.length > 0 || loaded.state.outbox.events.length > 0) {
     // A previous pass persisted a transition and died before its side effects went out.
-    version = await flushOutbox(deps, key, state, loaded.state.outbox, version);
+    const flushed = await flushOutbox(deps, key, state, loaded.state.outbox, version);
+    // Someone wrote STATE since we loaded it (a command, another pass): what we read is stale, and
+    // planning from it with the newer version would overwrite their write. Start again instead.
+    if (flushed === null) return result('conflict', { requeueSeconds: RETRY_SECONDS });
+    version = flushed;
   }
 
   const driver = deps.drivers[spec.workloadRef.kind];
   if (!driver) throw new NotFoundError(`no driver for workload kind ${spec.workloadRef.kind}`);
   const cluster = await deps.clusters.client(spec.cluster);
   const observation = await driver.observe(cluster, spec.namespace, spec.workloadRef);
-  crash('observed');
+  await crash('observed');
 
   const planned = plan(spec, state, driver.view(observation), deps.clock.now());
   const writes = driver.writes(observation, planned.actions);
@@ -75,12 +83,12 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
       if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: i });
       throw err;
     }
-    crash(`wrote:${i}`);
+    await crash(`wrote:${i}`);
   }
 
   const changed = !isDeepStrictEqual(planned.nextState, state) || planned.events.length > 0;
   if (changed) {
-    crash('before-persist');
+    await crash('before-persist');
     const history = historyEntries(planned.events, version + 1, () => null);
     const outbox: Outbox = { history, events: planned.events };
     try {
@@ -89,7 +97,7 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
       if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
       throw err;
     }
-    crash('after-persist');
+    await crash('after-persist');
     state = planned.nextState;
     await flushOutbox(deps, key, state, outbox, version);
   }
@@ -105,14 +113,18 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   });
 }
 
-/** Write the history items, publish the events, then clear the outbox (unless someone moved on already). */
-async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: Parameters<StateStore['saveState']>[1]['state'], outbox: Outbox, version: number): Promise<number> {
+/**
+ * Write the history items, publish the events, then clear the outbox. Returns the new STATE version,
+ * or null when someone else wrote STATE first (their item keeps the outbox or has moved on; either
+ * way the items and events just sent are idempotent, and the next pass sees the current STATE).
+ */
+async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: Parameters<StateStore['saveState']>[1]['state'], outbox: Outbox, version: number): Promise<number | null> {
   await deps.store.putHistory(key, outbox.history);
   if (outbox.events.length > 0) await deps.events.publish(outbox.events);
   try {
     return await deps.store.saveState(key, { state, outbox: EMPTY_OUTBOX }, version);
   } catch (err) {
-    if (err instanceof ConflictError) return (await deps.store.load(key)).state.version;
+    if (err instanceof ConflictError) return null;
     throw err;
   }
 }

@@ -4,7 +4,9 @@
 //     Deployment budget), once the workload has first reached it;
 //  2. the native Deployment controller changes no ReplicaSet's replicas except to propagate a
 //     change of the Deployment's own replicas, and creates no ReplicaSet (attribution from
-//     managedFields: the manager owning spec.replicas is the one that last set it).
+//     managedFields: the manager owning spec.replicas is the one that last set it);
+//  3. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
+//     ReplicaSet of that image asking for more, than the batch approved so far.
 import https from 'node:https';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { resolveRollingBudget } from '../../shared/rollout/arithmetic.ts';
@@ -32,6 +34,9 @@ export class InvariantWatcher {
   private replicasChangedAt = 0;
   private baseline = false;
   private readonly aborts: AbortController[] = [];
+  private readonly caps = new Map<string, number>();
+  /** Live (non-terminating) pods per image each time the count changed, in order: a release only adds. */
+  readonly podCounts = new Map<string, number[]>();
 
   private constructor(private readonly namespace: string, private readonly deploymentName: string) {}
 
@@ -62,6 +67,15 @@ export class InvariantWatcher {
     for (const a of this.aborts) a.abort();
   }
 
+  /**
+   * An approval gate: from now on, live pods of `image` and the replicas of any ReplicaSet running
+   * it must stay ≤ `max`. Raise it before sending the approval that allows more.
+   */
+  capPods(image: string, max: number): void {
+    this.caps.set(image, max);
+    this.checkPodCounts();
+  }
+
   /** Throws with every recorded breach. */
   assertClean(): void {
     if (this.violations.length > 0) throw new Error(`invariants broken:\n  ${this.violations.join('\n  ')}`);
@@ -73,6 +87,7 @@ export class InvariantWatcher {
     if (kind === 'pods') {
       if (type === 'DELETED') this.pods.delete(name);
       else this.pods.set(name, obj);
+      this.checkPodCounts();
     } else if (kind === 'replicaSets') {
       this.checkReplicaSet(type, obj);
       if (type === 'DELETED') this.replicaSets.delete(name);
@@ -94,10 +109,30 @@ export class InvariantWatcher {
     if (type === 'ADDED' && manager === NATIVE_CONTROLLER) {
       this.violations.push(`the native controller created ReplicaSet ${rs.metadata.name}`);
     }
+    const image = imageOf(rs.spec?.template);
+    const cap = image === undefined ? undefined : this.caps.get(image);
+    if (cap !== undefined && type !== 'DELETED' && Number(rs.spec?.replicas ?? 0) > cap) {
+      this.violations.push(`ReplicaSet ${rs.metadata.name} asks for ${String(rs.spec?.replicas)} pods of ${image}, beyond the approved ${cap}`);
+    }
     const before = this.replicaSets.get(rs.metadata.name);
     if (type !== 'MODIFIED' || !before || before.spec?.replicas === rs.spec?.replicas) return;
     if (manager === NATIVE_CONTROLLER && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
       this.violations.push(`the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment`);
+    }
+  }
+
+  private checkPodCounts(): void {
+    const live = new Map<string, number>();
+    for (const pod of this.pods.values()) {
+      const image = imageOf(pod);
+      if (image !== undefined && !pod.metadata.deletionTimestamp) live.set(image, (live.get(image) ?? 0) + 1);
+    }
+    for (const image of new Set([...live.keys(), ...this.podCounts.keys()])) {
+      const count = live.get(image) ?? 0;
+      const series = this.podCounts.get(image) ?? [];
+      if (series[series.length - 1] !== count) this.podCounts.set(image, [...series, count]);
+      const cap = this.caps.get(image);
+      if (cap !== undefined && count > cap) this.violations.push(`${count} live pods of ${image}, beyond the approved ${cap}`);
     }
   }
 
@@ -142,6 +177,12 @@ function reportsComplete(d: Obj): boolean {
   const generation = (d.metadata as { generation?: number }).generation ?? 0;
   return d.spec?.paused !== true && (st?.observedGeneration ?? -1) >= generation &&
     (st?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True' && c.reason === 'NewReplicaSetAvailable');
+}
+
+/** The first container's image of a pod (or of a pod template). */
+function imageOf(podOrTemplate: unknown): string | undefined {
+  const containers = (podOrTemplate as { spec?: { containers?: { image?: string }[] } } | undefined)?.spec?.containers;
+  return containers?.[0]?.image;
 }
 
 function isReady(pod: Obj): boolean {

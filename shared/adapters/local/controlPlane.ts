@@ -8,6 +8,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../../errors.ts';
 import { locateAssets } from './controlplane/assets.ts';
+import { auditFiles, readAuditEvents, writeAuditPolicy, type AuditEvent } from './controlplane/audit.ts';
 import {
   applyManifestFile,
   createFakeNodes,
@@ -37,6 +38,7 @@ import { httpProbe, waitUntilReady } from './controlplane/readiness.ts';
 
 export { NEVER_READY_LABEL, KWOK_NODE_ANNOTATION } from './controlplane/kwokConfig.ts';
 export { ROLLOUTS_USER, ROLLOUTS_GROUP } from './controlplane/credentials.ts';
+export type { AuditEvent } from './controlplane/audit.ts';
 
 export interface ControlPlaneOptions {
   /** Where etcd data, PKI, kubeconfigs and logs go; kept by stop(). Default: a temp dir stop() removes. */
@@ -47,6 +49,11 @@ export interface ControlPlaneOptions {
   nodes?: number;
   /** Progress lines (which component is ready, after how long). */
   log?: (line: string) => void;
+  /**
+   * Record every request of the product's user (`serverless-rollouts`) in an apiserver audit log
+   * (<dataDir>/audit.log, level Metadata, blocking), read back with auditEvents(). Default false.
+   */
+  auditLog?: boolean;
 }
 
 export interface ControlPlane {
@@ -58,6 +65,11 @@ export interface ControlPlane {
   kubeconfigPath(user: 'admin' | 'rollouts'): string;
   adminToken: string;
   rolloutsToken: string;
+  /**
+   * Requests of the `serverless-rollouts` user the apiserver has completed so far, oldest first
+   * (stage ResponseComplete). Throws ConfigError unless started with `auditLog: true`.
+   */
+  auditEvents(): AuditEvent[];
   /** Kills every process it started (SIGTERM, then SIGKILL after a grace period) and waits for them. */
   stop(): Promise<void>;
 }
@@ -115,7 +127,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       serviceAccountPublicKey: credentials.serviceAccountPublicKey,
       adminKubeconfig: kubeconfigPath('admin'),
       kwokConfig: path.join(dataDir, 'kwok.yaml'),
+      ...(opts.auditLog ? { audit: auditFiles(dataDir) } : {}),
     };
+    if (files.audit) writeAuditPolicy(files.audit.policyFile);
     writeKwokConfig(files.kwokConfig, { stagesDir: assets.stagesDir, podReadyDelayMs, cidr: POD_CIDR, nodeIP: NODE_IP });
     const start = (name: Parameters<typeof assets.binary>[0], args: string[]): Daemon => {
       const daemon = Daemon.start(name, assets.binary(name), args, logDir);
@@ -168,6 +182,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       kubeconfigPath,
       adminToken: credentials.adminToken,
       rolloutsToken: credentials.rolloutsToken,
+      auditEvents() {
+        if (!files.audit) throw new ConfigError('the audit log is off: start the control plane with auditLog: true');
+        return readAuditEvents(files.audit.logFile);
+      },
       stop() {
         stopping ??= stopDaemons().then(() => {
           removeDataDir();

@@ -1,5 +1,6 @@
 // Command lines of the five components, after envtest's and kwokctl's (see
 // ../shared/reference/k8s-testplane.md §2–4). Everything listens on 127.0.0.1 only.
+import { auditArgs, type AuditFiles } from './audit.ts';
 
 export interface ComponentPorts {
   etcdClient: number;
@@ -18,6 +19,8 @@ export interface ComponentFiles {
   serviceAccountPublicKey: string;
   adminKubeconfig: string;
   kwokConfig: string;
+  /** Set when the audit log is on (ControlPlaneOptions.auditLog). */
+  audit?: AuditFiles;
 }
 
 /** Pod and service ranges; fake, nothing routes them. */
@@ -71,6 +74,7 @@ export function apiserverArgs(ports: ComponentPorts, files: ComponentFiles): str
     // No kubernetes Service endpoints: nothing in the cluster dials the apiserver by cluster IP.
     '--endpoint-reconciler-type=none',
     '--profiling=false',
+    ...(files.audit ? auditArgs(files.audit) : []),
   ];
 }
 

@@ -1,0 +1,110 @@
+// Issue acceptance: a no-op reconcile writes nothing, asserted at the servers — dynalite counts
+// every DynamoDB request it receives, and the apiserver's audit log records every request of the
+// product's user — and the Meter the benchmarks read (ReconcileResult.counts) equals those counts,
+// for a no-op pass and for a batch-advancing one.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
+import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import { Engine, type Scenario } from '../support/engine.ts';
+import { awaitingApproval, releaseToFirstApproval } from '../support/pipeline.ts';
+
+const V2 = 'registry.invalid/web:v2';
+const KUBE_READS = new Set(['get', 'list', 'watch']);
+const KUBE_WRITES = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+const DDB_READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
+const DDB_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+interface Measured {
+  result: ReconcileResult;
+  /** Requests of `serverless-rollouts` the apiserver completed during the pass. */
+  audit: AuditEvent[];
+  /** DynamoDB requests dynalite received during the pass, by operation. */
+  dynamo: Record<string, number>;
+}
+
+describe('what a reconcile sends, counted by the servers', () => {
+  let engine: Engine;
+  before(async () => { engine = await Engine.start({ podReadyDelayMs: 100, auditLog: true }); });
+  after(async () => { await engine?.stop(); });
+
+  /** One reconcile, with the audit log and dynalite's counter bracketing it. */
+  async function measure(s: Scenario): Promise<Measured> {
+    const seen = engine.cluster.auditEvents().length;
+    engine.dynamo.resetCounts();
+    const result = await s.reconcile();
+    const dynamo = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
+    return { result, audit: engine.cluster.auditEvents().slice(seen), dynamo };
+  }
+
+  it('a reconcile of a settled rollout sends no write to DynamoDB or Kubernetes, only reads', async (t) => {
+    const s = await engine.scenario('noop-healthy', { replicas: 4 });
+    await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
+    const m = await measure(s);
+    t.diagnostic(report('no-op (Healthy)', m));
+    assert.equal(m.result.outcome, 'noop');
+    assertOnlyReads(m);
+    assertMeterMatchesServers(m);
+  });
+
+  it('a reconcile of a release waiting for approval sends no write either', async (t) => {
+    const s = await engine.scenario('noop-paused', { replicas: 4 });
+    await releaseToFirstApproval(s, V2, 1);
+    const m = await measure(s);
+    t.diagnostic(report('no-op (awaiting approval)', m));
+    assert.equal(m.result.outcome, 'noop');
+    assertOnlyReads(m);
+    assertMeterMatchesServers(m);
+  });
+
+  it('a batch-advancing reconcile is counted by the meter exactly as the servers count it', async (t) => {
+    const s = await engine.scenario('advance', { replicas: 4 });
+    await releaseToFirstApproval(s, V2, 1);
+    await s.command({ type: 'approve' });
+    const m = await measure(s);
+    t.diagnostic(report('batch-advancing (approved step 1 → step 2)', m));
+    assert.equal(m.result.outcome, 'progressed');
+    assert.equal(m.result.writes, m.audit.filter((e) => KUBE_WRITES.has(e.verb)).length, 'each planned write is one request');
+    assert.ok(m.audit.every((e) => (e.responseStatus?.code ?? 0) < 300), 'no request refused');
+    assert.ok((m.dynamo.PutItem ?? 0) >= 1, 'STATE persisted');
+    assertMeterMatchesServers(m);
+    await s.reconcileUntil((x) => awaitingApproval(x, 1), 'batch 2 to be ready');
+  });
+});
+
+function assertOnlyReads(m: Measured): void {
+  for (const op of DDB_WRITES) assert.equal(m.dynamo[op] ?? 0, 0, `DynamoDB ${op}`);
+  assert.ok((m.dynamo.Query ?? 0) >= 1, 'SPEC and STATE were read');
+  assert.deepEqual(m.audit.filter((e) => !KUBE_READS.has(e.verb)).map(describeEvent), [], 'no Kubernetes write');
+  assert.ok(m.audit.some((e) => e.verb === 'get') && m.audit.some((e) => e.verb === 'list'), 'the workload was observed');
+  assert.equal(m.result.writes, 0);
+}
+
+function assertMeterMatchesServers(m: Measured): void {
+  const c = m.result.counts;
+  const dynamo = (ops: Set<string>) => Object.entries(m.dynamo).filter(([op]) => ops.has(op)).reduce((n, [, k]) => n + k, 0);
+  assert.deepEqual(
+    { 'k8s.read': c['k8s.read'], 'k8s.write': c['k8s.write'], 'ddb.read': c['ddb.read'], 'ddb.write': c['ddb.write'] },
+    {
+      'k8s.read': m.audit.filter((e) => KUBE_READS.has(e.verb)).length,
+      'k8s.write': m.audit.filter((e) => KUBE_WRITES.has(e.verb)).length,
+      'ddb.read': dynamo(DDB_READS),
+      'ddb.write': dynamo(DDB_WRITES),
+    },
+    'the meter counts what the servers received',
+  );
+  assert.equal(m.audit.length, c['k8s.read'] + c['k8s.write'], 'no other Kubernetes request');
+  assert.equal(Object.values(m.dynamo).reduce((a, b) => a + b, 0), c['ddb.read'] + c['ddb.write'], 'no other DynamoDB request');
+}
+
+function describeEvent(e: AuditEvent): string {
+  return `${e.verb} ${e.requestURI} → ${e.responseStatus?.code ?? '?'}`;
+}
+
+/** One line for the test output (and the issue note): what the servers saw and what it cost. */
+function report(what: string, m: Measured): string {
+  const c = m.result.counts;
+  const kube = m.audit.map(describeEvent).join('; ');
+  const dynamo = Object.entries(m.dynamo).map(([op, n]) => `${op}×${n}`).join(', ');
+  return `${what}: kubernetes [${kube}]; dynamodb [${dynamo}]; RCU ${c['ddb.rcu']}, WCU ${c['ddb.wcu']}`;
+}
