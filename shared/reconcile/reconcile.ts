@@ -54,10 +54,19 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   const crash = deps.crashPoint ?? (() => {});
 
   const loaded = await deps.store.load(key);
-  if (!loaded.spec) return result('missing');
+  if (!loaded.spec) {
+    // SPEC goes first when a rollout is deleted; STATE left behind means the delete died half-way.
+    // Finish it, or the sweep would find the leftover due item on every tick.
+    if (loaded.state.version > 0) {
+      await deps.store.deleteRollout(key);
+      return result('removed');
+    }
+    return result('missing');
+  }
   const spec = loaded.spec.spec;
   let { state, version } = loaded.state;
-  if (loaded.state.outbox.history.length > 0 || loaded.state.outbox.events.length > 0) {
+  const pendingOutbox = loaded.state.outbox.history.length > 0 || loaded.state.outbox.events.length > 0;
+  if (pendingOutbox) {
     // A previous pass persisted a transition and died before its side effects went out.
     const flushed = await flushOutbox(deps, key, state, loaded.state.outbox, version);
     // Someone wrote STATE since we loaded it (a command, another pass): what we read is stale, and
@@ -105,7 +114,7 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
     await deps.store.deleteRollout(key);
     return result('removed', { writes: writes.length });
   }
-  return result(changed || writes.length > 0 ? 'progressed' : 'noop', {
+  return result(changed || writes.length > 0 || pendingOutbox ? 'progressed' : 'noop', {
     phase: planned.nextState.phase,
     requeueSeconds: planned.requeueSeconds,
     wakeAt: planned.wakeAt,

@@ -115,7 +115,13 @@ export class DynamoStateStore implements StateStore {
       ProjectionExpression: 'pk, sk',
       ConsistentRead: true,
     });
-    await this.table.batchWrite(items.map((Key) => ({ DeleteRequest: { Key } })));
+    // SPEC first: once it is gone no reconcile touches the cluster for this key, and a reconcile that
+    // finds STATE without SPEC finishes the delete. STATE goes last (it takes the item off the due index).
+    const order = (sk: string) => (sk === 'SPEC' ? 0 : sk === 'STATE' ? 2 : 1);
+    items.sort((a, b) => order(a.sk?.S ?? '') - order(b.sk?.S ?? ''));
+    const spec = items.filter((k) => k.sk?.S === 'SPEC');
+    if (spec.length > 0) await this.table.batchWrite(spec.map((Key) => ({ DeleteRequest: { Key } })));
+    await this.table.batchWrite(items.filter((k) => k.sk?.S !== 'SPEC').map((Key) => ({ DeleteRequest: { Key } })));
     // The listing entry goes last: if we crash before, the half-deleted rollout is still listed
     // and the user can delete it again.
     await this.table.deleteItem({ Key: marshall({ pk: INDEX_PK, sk: indexSk(key) }) });

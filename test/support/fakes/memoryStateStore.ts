@@ -87,7 +87,8 @@ export class MemoryStateStore implements StateStore {
     const p = this.partitions.get(rolloutPk(key));
     const items = (p?.spec ? 1 : 0) + (p?.state ? 1 : 0) + (p?.history.size ?? 0);
     this.meter.add('ddb.read');
-    this.meter.add('ddb.write', Math.ceil(items / 25) + 1);
+    // SPEC alone, then the rest in chunks of 25, then the listing entry (as DynamoStateStore does).
+    this.meter.add('ddb.write', Math.ceil(Math.max(0, items - 1) / 25) + 2);
     this.partitions.delete(rolloutPk(key));
     this.index.delete(indexSk(key));
   }

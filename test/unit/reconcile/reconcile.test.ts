@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { HistoryEntry } from '../../../shared/reconcile/ports.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
+import { initialState } from '../../../shared/rollout/state.ts';
 import { DEPLOYMENT, dieAt, KEY, Pipeline } from './pipelineFixtures.ts';
 
 const ADOPTED = 'Workload Adopted';
@@ -20,7 +21,7 @@ describe('reconcile: the transactional outbox', () => {
     assert.deepEqual(p.events.types(), []);
 
     const next = await p.reconcile();
-    assert.equal(next.outcome, 'noop', 'nothing new to do besides the flush');
+    assert.equal(next.outcome, 'progressed', 'the flush itself wrote STATE (cleared the outbox), nothing else');
     assert.equal(next.writes, 0);
     assert.deepEqual((await p.store.listHistory(KEY)).map((h) => h.type), [ADOPTED]);
     assert.deepEqual(p.events.types(), [ADOPTED]);
@@ -125,6 +126,15 @@ describe('reconcile: outcomes', () => {
     assert.deepEqual(p.cluster.requests, []);
     assert.equal((await p.store.load(KEY)).state.version, 0);
     assert.deepEqual(result.counts['ddb.write'], 0);
+  });
+
+  it('STATE left without SPEC by a delete that died half-way is finished off, not reconciled forever', async () => {
+    const p = await Pipeline.start({ spec: false });
+    await p.store.saveState(KEY, { state: initialState(), outbox: { history: [], events: [] } }, 0);
+    const result = await p.reconcile();
+    assert.equal(result.outcome, 'removed');
+    assert.deepEqual(p.cluster.requests, [], 'the cluster is not touched');
+    assert.equal((await p.store.load(KEY)).state.version, 0, 'the leftover STATE is gone');
   });
 
   it('a settled rollout is a no-op that only reads: one Query, one GET and one LIST', async () => {
