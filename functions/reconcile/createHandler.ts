@@ -1,0 +1,43 @@
+// Reconcile function: SQS batches from the FIFO work queue and the trigger queue (delayed re-runs,
+// watch events routed by the bus rule) → reconcile each key once → partial batch failure response.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { appLog, createObservability, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
+import { reconcileBatch } from '../../shared/app/reconcileBatch.ts';
+import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
+import { reconcile, type ReconcileResult, type Trigger } from '../../shared/reconcile/reconcile.ts';
+import type { RolloutKey } from '../../shared/rollout/types.ts';
+
+export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter'> & {
+  /** The pass to run per key; tests may stand in for it. Default: reconcile with `deps.reconcile`. */
+  run?: (key: RolloutKey, trigger: Trigger) => Promise<ReconcileResult>;
+};
+
+export function createReconcileHandler(deps: ReconcileHandlerDeps, obs: Observability = createObservability('rollouts-reconcile')) {
+  const { logger, metrics } = obs;
+  const log = appLog(logger);
+  const run = deps.run ?? ((key: RolloutKey, trigger: Trigger) => reconcile(key, trigger, deps.reconcile));
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .handler(async (event) => {
+      const outcome = await withMeteredRequests(deps.meter, metrics, () =>
+        reconcileBatch(event.Records, { run, queue: deps.queue, clock: deps.clock, log }),
+      );
+      metrics.addMetric('Reconciles', MetricUnit.Count, outcome.keys.length);
+      metrics.addMetric('ReconcileFailures', MetricUnit.Count, outcome.keys.filter((k) => k.error !== null).length);
+      metrics.addMetric('InvalidMessages', MetricUnit.Count, outcome.invalid);
+      for (const k of outcome.keys) {
+        // One metric per outcome (noop, progressed, conflict, missing, removed): no dimensions needed.
+        if (k.result) metrics.addMetric(`Outcome${capitalise(k.result.outcome)}`, MetricUnit.Count, 1);
+      }
+      return { batchItemFailures: outcome.failures.map((itemIdentifier) => ({ itemIdentifier })) };
+    });
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

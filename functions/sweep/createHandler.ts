@@ -1,0 +1,36 @@
+// Sweep function: one EventBridge Scheduler tick (its Input is the whole event:
+// {"scheduledTime": "<aws.scheduler.scheduled-time>"}) → queue every rollout whose wake-up is due.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { CoreDeps } from '../../shared/app/coreDeps.ts';
+import { createObservability, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
+import { sweepDue, type SweepResult } from '../../shared/app/sweep.ts';
+
+/** The schedule's Input (infra/constructs/PeriodicInvocation.ts). */
+export interface SchedulerTick {
+  scheduledTime?: string;
+}
+
+export interface SweepResponse extends SweepResult {
+  scheduledTime: string | null;
+}
+
+export type SweepHandlerDeps = Pick<CoreDeps, 'store' | 'queue' | 'clock' | 'meter'>;
+
+export function createSweepHandler(deps: SweepHandlerDeps, obs: Observability = createObservability('rollouts-sweep')) {
+  const { logger, metrics } = obs;
+  return middy<SchedulerTick, SweepResponse, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .handler(async (event) => {
+      // "Now" is the clock, not scheduledTime: a late or retried tick must see what is due now.
+      const result = await withMeteredRequests(deps.meter, metrics, () => sweepDue({ store: deps.store, queue: deps.queue, clock: deps.clock }));
+      metrics.addMetric('DueRollouts', MetricUnit.Count, result.due);
+      if (result.truncated) logger.warn('more rollouts are due than one tick queues; the rest wait for the next tick', { due: result.due });
+      logger.info('swept', { ...result, scheduledTime: event.scheduledTime });
+      return { ...result, scheduledTime: event.scheduledTime ?? null };
+    });
+}

@@ -1,0 +1,5 @@
+// Lambda entry point (infra/bundling.ts): the handler over the container's dependencies.
+import { coreLambdaDeps } from '../../shared/app/coreDeps.ts';
+import { createSweepHandler } from './createHandler.ts';
+
+export const handler = createSweepHandler(coreLambdaDeps());

@@ -1,0 +1,5 @@
+// Lambda entry point (infra/bundling.ts): the handler over the container's dependencies.
+import { lambdaDeps } from '../../shared/app/lambdaDeps.ts';
+import { createWatchProxyHandler } from './createHandler.ts';
+
+export const handler = createWatchProxyHandler(lambdaDeps());

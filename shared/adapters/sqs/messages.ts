@@ -1,0 +1,59 @@
+// The bodies the reconcile function receives from SQS: our own reconcile requests (FIFO queue,
+// delayed re-runs) and EventBridge events routed by a rule to the trigger queue (watch-proxy's
+// "Workload Changed"). Both name a rollout key; anything else is not ours.
+import type { RolloutKey } from '../../rollout/types.ts';
+
+/** What SqsReconcileQueue sends. */
+export interface ReconcileMessage extends RolloutKey {
+  /** Why the reconcile was asked for: 'api', 'sweep', 'requeue', 'watch'... */
+  reason: string;
+}
+
+export interface DecodedTrigger {
+  key: RolloutKey;
+  reason: string;
+  /** 'queue' for our own messages, 'event' for EventBridge events. */
+  via: 'queue' | 'event';
+}
+
+export function encodeReconcileMessage(key: RolloutKey, reason: string): string {
+  const message: ReconcileMessage = { cluster: key.cluster, namespace: key.namespace, name: key.name, reason };
+  return JSON.stringify(message);
+}
+
+/** The rollout key of an SQS body, or null when the body is not one of ours. */
+export function decodeTriggerBody(body: string): DecodedTrigger | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!isRecord(parsed)) return null;
+  // An EventBridge event as delivered by an SQS rule target: the envelope, with our key in `detail`.
+  if ('detail-type' in parsed && isRecord(parsed.detail)) {
+    const key = keyOf(parsed.detail);
+    if (!key) return null;
+    const reasons = Array.isArray(parsed.detail.reasons) ? parsed.detail.reasons.filter((r): r is string => typeof r === 'string') : [];
+    return { key, reason: reasons[0] ?? String(parsed['detail-type']), via: 'event' };
+  }
+  const key = keyOf(parsed);
+  if (!key) return null;
+  return { key, reason: typeof parsed.reason === 'string' ? parsed.reason : 'unknown', via: 'queue' };
+}
+
+function keyOf(v: Record<string, unknown>): RolloutKey | null {
+  const { cluster, namespace, name } = v;
+  if (typeof cluster !== 'string' || typeof namespace !== 'string' || typeof name !== 'string') return null;
+  if (cluster === '' || namespace === '' || name === '') return null;
+  return { cluster, namespace, name };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** "cluster/ns/name": the FIFO message group and the per-key unit of work. */
+export function keyString(key: RolloutKey): string {
+  return `${key.cluster}/${key.namespace}/${key.name}`;
+}

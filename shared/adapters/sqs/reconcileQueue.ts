@@ -1,0 +1,87 @@
+// ReconcileQueue on SQS (DESIGN §2). "Now" goes to the FIFO queue: MessageGroupId = the rollout key,
+// so one key is never reconciled twice at once, and a deduplication id of key + reason + one-second
+// bucket collapses bursts (five API calls in the same second → one message). "Later" goes to the
+// standard trigger queue, because FIFO queues have no per-message delay; reconcile is safe under
+// concurrency, so losing per-key order for delayed re-runs costs nothing.
+// No endpoint option: the SDK reads AWS_ENDPOINT_URL(_SQS) itself (emulators, LocalStack).
+import { createHash } from 'node:crypto';
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { RolloutsError } from '../../errors.ts';
+import { NO_METER, type Meter } from '../../reconcile/meter.ts';
+import type { Clock, ReconcileQueue } from '../../reconcile/ports.ts';
+import type { RolloutKey } from '../../rollout/types.ts';
+import { encodeReconcileMessage, keyString } from './messages.ts';
+
+/** SQS refused some entries of a batch even after a retry. */
+export class QueueSendError extends RolloutsError {}
+
+export interface SqsReconcileQueueOptions {
+  client: SQSClient;
+  /** FIFO queue (ROLLOUTS_QUEUE_URL). */
+  queueUrl: string;
+  /** Standard queue for delayed re-runs (ROLLOUTS_TRIGGER_QUEUE_URL). */
+  triggerQueueUrl: string;
+  clock?: Clock;
+  meter?: Meter;
+}
+
+/** SQS's largest DelaySeconds. Longer waits are the sweep's job (the STATE's nextWakeAt). */
+export const MAX_DELAY_SECONDS = 900;
+const BATCH_SIZE = 10;
+/** SQS limit for MessageGroupId and MessageDeduplicationId. */
+const MAX_ID_LENGTH = 128;
+
+export class SqsReconcileQueue implements ReconcileQueue {
+  private readonly clock: Clock;
+  private readonly meter: Meter;
+
+  constructor(private readonly opts: SqsReconcileQueueOptions) {
+    this.clock = opts.clock ?? { now: () => new Date() };
+    this.meter = opts.meter ?? NO_METER;
+  }
+
+  async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
+    const reason = opts.reason ?? 'unspecified';
+    const delay = Math.min(MAX_DELAY_SECONDS, Math.ceil(opts.delaySeconds ?? 0));
+    this.meter.add('queue.send');
+    if (delay > 0) {
+      await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.triggerQueueUrl, MessageBody: encodeReconcileMessage(key, reason), DelaySeconds: delay }));
+      return;
+    }
+    await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.queueUrl, ...this.fifoEntry(key, reason) }));
+  }
+
+  /** Many keys now (the sweep): SendMessageBatch, 10 per request; entries SQS refuses are sent once more. */
+  async enqueueAll(keys: RolloutKey[], opts: { reason: string }): Promise<void> {
+    for (let i = 0; i < keys.length; i += BATCH_SIZE) {
+      let entries = keys.slice(i, i + BATCH_SIZE).map((key, j) => ({ Id: String(j), ...this.fifoEntry(key, opts.reason) }));
+      for (let attempt = 1; entries.length > 0; attempt++) {
+        this.meter.add('queue.send');
+        const out = await this.opts.client.send(new SendMessageBatchCommand({ QueueUrl: this.opts.queueUrl, Entries: entries }));
+        const failed = out.Failed ?? [];
+        if (failed.length === 0) break;
+        if (attempt >= 2) {
+          throw new QueueSendError(`SQS refused ${failed.length} reconcile messages: ${failed.map((f) => `${f.Code}: ${f.Message ?? ''}`).join('; ')}`);
+        }
+        const retry = new Set(failed.filter((f) => !f.SenderFault).map((f) => f.Id));
+        if (retry.size < failed.length) throw new QueueSendError(`SQS rejected reconcile messages as malformed: ${failed.map((f) => f.Message ?? f.Code).join('; ')}`);
+        entries = entries.filter((e) => retry.has(e.Id));
+      }
+    }
+  }
+
+  private fifoEntry(key: RolloutKey, reason: string) {
+    const group = keyString(key);
+    const bucket = Math.floor(this.clock.now().getTime() / 1000);
+    return {
+      MessageBody: encodeReconcileMessage(key, reason),
+      // Keys are DNS names and "/", all valid group-id characters; only the length can be too much.
+      MessageGroupId: group.length <= MAX_ID_LENGTH ? group : sha256(group),
+      MessageDeduplicationId: sha256(`${group}\n${reason}\n${bucket}`),
+    };
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,68 @@
+// Request bodies: size limit first (before any parsing), then JSON (or YAML for Rollout documents),
+// then a zod schema whose issues become {path, reason} pairs naming the field.
+import { parseAllDocuments } from 'yaml';
+import type { z } from 'zod';
+import type { FieldIssue } from '../errors.ts';
+import { formatPath } from '../rollout/specIssues.ts';
+import { HttpError, badRequest } from './httpError.ts';
+import type { ApiRequest } from './types.ts';
+
+/** 413 when the body is larger than `maxBytes` (counted in UTF-8 bytes, as it came over the wire). */
+export function enforceBodyLimit(body: string | undefined, maxBytes: number): void {
+  if (body === undefined) return;
+  const size = Buffer.byteLength(body, 'utf8');
+  if (size > maxBytes) throw new HttpError(413, `request body is ${size} bytes; the limit is ${maxBytes}`);
+}
+
+/** The body as JSON; an absent or blank body is `{}` (verbs without parameters). */
+export function jsonBody(req: ApiRequest): unknown {
+  if (req.body === undefined || req.body.trim() === '') return {};
+  try {
+    return JSON.parse(req.body) as unknown;
+  } catch (err) {
+    throw badRequest([{ path: '(body)', reason: `malformed JSON: ${err instanceof Error ? err.message : String(err)}` }], err);
+  }
+}
+
+/**
+ * The Rollout document of an apply: JSON, `{"yaml": "<text>"}`, or a raw YAML body when the
+ * content-type says YAML. Exactly one document.
+ */
+export function rolloutDocument(req: ApiRequest): unknown {
+  if (req.body === undefined || req.body.trim() === '') throw badRequest([{ path: '(body)', reason: 'required: the Rollout document' }]);
+  if (/yaml/i.test(req.headers['content-type'] ?? '')) return yamlDocument(req.body, '(body)');
+  const body = jsonBody(req);
+  if (isRecord(body) && Object.keys(body).length === 1 && 'yaml' in body) {
+    if (typeof body.yaml !== 'string') throw badRequest([{ path: 'yaml', reason: 'must be a string holding the Rollout as YAML' }]);
+    return yamlDocument(body.yaml, 'yaml');
+  }
+  return body;
+}
+
+function yamlDocument(text: string, path: string): unknown {
+  const docs = parseAllDocuments(text);
+  const syntax = docs.flatMap((d) => d.errors);
+  if (syntax.length > 0) throw badRequest(syntax.map((e) => ({ path, reason: `YAML syntax error: ${e.message.trimEnd()}` })));
+  const values = docs.map((d) => d.toJS() as unknown).filter((v) => v !== null && v !== undefined);
+  if (values.length !== 1) throw badRequest([{ path, reason: `must hold exactly one YAML document (found ${values.length})` }]);
+  return values[0];
+}
+
+/** Validates `value` against `schema`; 400 listing every issue otherwise. */
+export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw badRequest(zodIssues(result.error));
+}
+
+export function zodIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap((i): FieldIssue[] => {
+    // Unknown fields: one issue per key, at the key's own path.
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: formatPath([...i.path, k]), reason: 'unknown field' }));
+    return [{ path: i.path.length === 0 ? '(body)' : formatPath(i.path), reason: i.message }];
+  });
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

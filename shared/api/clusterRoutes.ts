@@ -1,0 +1,59 @@
+// Cluster registration: how the reconcile reaches a cluster by name. EKS (name + region, optionally
+// a role to assume) or a static endpoint (non-EKS, local). Exactly one.
+import { z } from 'zod';
+import { NotFoundError } from '../errors.ts';
+import type { ClusterRegistration } from '../reconcile/ports.ts';
+import { jsonBody, parseBody } from './body.ts';
+import { badRequest, json } from './httpError.ts';
+import { clusterNameParam } from './params.ts';
+import type { RouteContext } from './routes.ts';
+import type { ApiResponse, ClusterListResponse, ClusterResponse } from './types.ts';
+
+const registration = z
+  .strictObject({
+    /** Optional in the body; when given it must be the name in the URL. */
+    name: z.string().optional(),
+    eks: z
+      .strictObject({
+        clusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/, { error: 'must be an EKS cluster name (1-100 letters, digits, "-" or "_")' }),
+        region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, { error: 'must be an AWS region such as eu-west-1' }),
+        roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, { error: 'must be an IAM role ARN' }).optional(),
+      })
+      .optional(),
+    endpoint: z
+      .strictObject({
+        server: z.string().regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, { error: 'must be an http(s) URL of the kube-apiserver' }),
+        caData: z.string().regex(/^[A-Za-z0-9+/=\s]+$/, { error: 'must be base64 (PEM bundle)' }).optional(),
+        insecureSkipTlsVerify: z.boolean().optional(),
+      })
+      .optional(),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.eks === undefined) === (b.endpoint === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['eks'], message: 'exactly one of eks or endpoint must be set' });
+    }
+  });
+
+export async function putCluster({ req, params, deps }: RouteContext): Promise<ApiResponse> {
+  const name = clusterNameParam(params);
+  const body = parseBody(registration, jsonBody(req));
+  if (body.name !== undefined && body.name !== name) throw badRequest([{ path: 'name', reason: `is "${body.name}" but the URL names "${name}"` }]);
+  const reg: ClusterRegistration = { name, ...(body.eks ? { eks: body.eks } : {}), ...(body.endpoint ? { endpoint: body.endpoint } : {}) };
+  const existed = (await deps.store.getCluster(name)) !== null;
+  await deps.store.putCluster(reg);
+  const out: ClusterResponse = { cluster: reg };
+  return json(existed ? 200 : 201, out);
+}
+
+export async function getCluster({ params, deps }: RouteContext): Promise<ApiResponse> {
+  const name = clusterNameParam(params);
+  const reg = await deps.store.getCluster(name);
+  if (!reg) throw new NotFoundError(`cluster "${name}" is not registered`);
+  const out: ClusterResponse = { cluster: reg };
+  return json(200, out);
+}
+
+export async function listClusters({ deps }: RouteContext): Promise<ApiResponse> {
+  const out: ClusterListResponse = { clusters: await deps.store.listClusters() };
+  return json(200, out);
+}

@@ -1,0 +1,79 @@
+// Bodies of the command verbs (POST /v1/rollouts/{c}/{ns}/{name}/{verb}, and DELETE). Strict: an
+// unknown field is an error, so a typo such as "toRevison" is reported instead of silently ignored.
+import { z } from 'zod';
+import type { CommandBody } from '../rollout/types.ts';
+import { parseBody } from './body.ts';
+
+export const COMMAND_VERBS = ['approve', 'pause', 'resume', 'abort', 'undo', 'retry', 'release'] as const;
+export type CommandVerb = (typeof COMMAND_VERBS)[number];
+
+/** Client idempotency key: the same id sent twice is applied once (the second answer says duplicate). */
+const commandId = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .max(128, { error: 'must be at most 128 characters' })
+  .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' })
+  .optional();
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const startAt = z
+  .string()
+  .refine((s) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)), { error: 'must be an RFC 3339 timestamp such as 2030-01-01T09:00:00Z' })
+  .transform((s) => new Date(s).toISOString());
+
+const image = z.string().regex(/^\S+$/, { error: 'must be a non-empty image reference without spaces' });
+
+const bare = z.strictObject({ commandId });
+
+const schemas = {
+  approve: z.strictObject({ commandId, stepIndex: z.number().int().min(0, { error: 'must be >= 0 (0-based step index)' }).optional() }),
+  pause: bare,
+  resume: bare,
+  abort: bare,
+  retry: bare,
+  undo: z.strictObject({ commandId, toRevision: z.number().int().min(1, { error: 'must be a revision number >= 1' }).optional() }),
+  release: z
+    .strictObject({
+      commandId,
+      images: z.record(z.string().min(1, { error: 'container name must not be empty' }), image).optional(),
+      templatePatch: z.record(z.string(), z.unknown()).optional(),
+      startAt: startAt.optional(),
+    })
+    .superRefine((b, ctx) => {
+      const given = [b.images, b.templatePatch].filter((v) => v !== undefined && Object.keys(v).length > 0).length;
+      if (given !== 1) {
+        ctx.addIssue({ code: 'custom', path: ['images'], message: 'exactly one of images ({container: image}) or templatePatch must be given and non-empty' });
+      }
+    }),
+  delete: bare,
+} as const;
+
+export interface ParsedCommand {
+  body: CommandBody;
+  commandId: string | undefined;
+}
+
+/** Validates the JSON body of `verb` (400 on any issue) and turns it into the command to record. */
+export function parseCommand(verb: CommandVerb | 'delete', json: unknown): ParsedCommand {
+  switch (verb) {
+    case 'approve': {
+      const b = parseBody(schemas.approve, json);
+      return { commandId: b.commandId, body: { type: 'approve', ...(b.stepIndex === undefined ? {} : { stepIndex: b.stepIndex }) } };
+    }
+    case 'undo': {
+      const b = parseBody(schemas.undo, json);
+      return { commandId: b.commandId, body: { type: 'undo', ...(b.toRevision === undefined ? {} : { toRevision: b.toRevision }) } };
+    }
+    case 'release': {
+      const b = parseBody(schemas.release, json);
+      const change = b.images !== undefined && Object.keys(b.images).length > 0
+        ? { type: 'images' as const, images: b.images }
+        : { type: 'templatePatch' as const, patch: b.templatePatch ?? {} };
+      return { commandId: b.commandId, body: { type: 'release', change, ...(b.startAt === undefined ? {} : { startAt: b.startAt }) } };
+    }
+    default: {
+      const b = parseBody(schemas[verb], json);
+      return { commandId: b.commandId, body: { type: verb } };
+    }
+  }
+}

@@ -1,0 +1,43 @@
+// Commands: POST /v1/rollouts/{c}/{ns}/{name}/{verb} and DELETE /v1/rollouts/{c}/{ns}/{name}.
+// A command is recorded on STATE with its id (client-supplied or generated) and a reconcile is
+// queued; the planner applies it once. A repeated id answers 200 {duplicate: true} and changes nothing.
+import { randomUUID } from 'node:crypto';
+import { isDuplicateCommand } from '../adapters/dynamodb/rules.ts';
+import { CommandRejectedError } from '../errors.ts';
+import type { Command } from '../rollout/types.ts';
+import { jsonBody } from './body.ts';
+import { parseCommand, type CommandVerb } from './commandBodies.ts';
+import { requestReconcile } from './enqueue.ts';
+import { json } from './httpError.ts';
+import { commandRejection } from './preconditions.ts';
+import type { RouteContext } from './routes.ts';
+import { describeKey, loadExisting } from './rolloutRoutes.ts';
+import type { ApiResponse, CommandResponse } from './types.ts';
+
+export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) => Promise<ApiResponse> {
+  return async ({ req, params, deps }) => {
+    // The body is checked before the store is read: a malformed request costs nothing.
+    const parsed = parseCommand(verb, jsonBody(req));
+    const { key, spec, loaded } = await loadExisting(deps, params);
+    const state = loaded.state.state;
+    // A retried request whose first attempt went through is a duplicate, even if the state has
+    // moved on since (the approval was consumed): answer as the first attempt did, not 409.
+    if (parsed.commandId !== undefined && isDuplicateCommand(state, parsed.commandId)) {
+      await requestReconcile(deps, key);
+      return json(200, duplicate(key, parsed.commandId));
+    }
+    const rejection = commandRejection(parsed.body, spec.spec, state);
+    if (rejection) throw new CommandRejectedError(`${verb} ${describeKey(key)}: ${rejection}`);
+
+    const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
+    const outcome = await deps.store.recordCommand(key, command);
+    await requestReconcile(deps, key);
+    if (outcome === 'duplicate') return json(200, duplicate(key, command.id));
+    const body: CommandResponse = { rollout: key, commandId: command.id, duplicate: false, command };
+    return json(202, body);
+  };
+}
+
+function duplicate(rollout: CommandResponse['rollout'], commandId: string): CommandResponse {
+  return { rollout, commandId, duplicate: true };
+}

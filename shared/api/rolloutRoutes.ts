@@ -1,0 +1,113 @@
+// Rollout documents: apply (PUT), list, get, status, history. Commands live in commandRoutes.ts.
+import { isDeepStrictEqual } from 'node:util';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { FieldIssue } from '../errors.ts';
+import type { LoadedRollout, StoredSpec } from '../reconcile/ports.ts';
+import { parseRollout } from '../rollout/spec.ts';
+import type { RolloutKey, RolloutSpec } from '../rollout/types.ts';
+import { rolloutDocument } from './body.ts';
+import { requestReconcile } from './enqueue.ts';
+import { HttpError, json, unprocessable } from './httpError.ts';
+import { listFilter, rolloutKeyParam } from './params.ts';
+import type { RouteContext } from './routes.ts';
+import type { ApiDeps, ApiResponse, ApplyResponse, GetResponse, HistoryResponse, ListResponse, RolloutSummary } from './types.ts';
+import { isBeingDeleted, rolloutSummary, statusView } from './views.ts';
+
+/** Loads of the list route run this many at a time (one Query each). */
+const LIST_CONCURRENCY = 8;
+
+export async function applyRollout({ req, params, deps }: RouteContext): Promise<ApiResponse> {
+  const key = rolloutKeyParam(params);
+  const document = rolloutDocument(req);
+  const spec = parseFor(key, document);
+  const issues = specIssues(key, spec, deps);
+  if (deps.requireRegisteredCluster && !(await deps.store.getCluster(key.cluster))) {
+    issues.push({ path: 'cluster', reason: `cluster "${key.cluster}" is not registered (PUT /v1/clusters/${key.cluster} first)` });
+  }
+  if (issues.length > 0) throw unprocessable(issues);
+
+  const loaded = await deps.store.load(key);
+  if (isBeingDeleted(loaded.state.state)) throw new HttpError(409, `${describeKey(key)} is being deleted; apply again once it is gone`);
+  const previous = loaded.spec;
+  if (previous && loaded.state.state.release && !isDeepStrictEqual(previous.spec.workloadRef, spec.workloadRef)) {
+    throw unprocessable([{ path: 'spec.workloadRef', reason: 'cannot change while a release is in progress (abort it or wait until it ends)' }]);
+  }
+  if (previous && sameJson(previous.spec, spec) && sameJson(previous.document, document)) {
+    await requestReconcile(deps, key);
+    return json(200, applied(key, previous.specVersion, true, previous.spec));
+  }
+  // Conditional on the version read: a concurrent apply makes this a ConflictError (409), not a lost update.
+  const specVersion = await deps.store.putSpec(key, spec, document, previous?.specVersion ?? 0);
+  await requestReconcile(deps, key);
+  return json(previous ? 200 : 201, applied(key, specVersion, false, spec));
+}
+
+export async function listRollouts({ req, deps }: RouteContext): Promise<ApiResponse> {
+  const keys = await deps.store.listRollouts(listFilter(req.query));
+  const summaries: RolloutSummary[] = [];
+  for (let i = 0; i < keys.length; i += LIST_CONCURRENCY) {
+    const loaded = await Promise.all(keys.slice(i, i + LIST_CONCURRENCY).map((k) => deps.store.load(k)));
+    // A listed key without SPEC is a half-finished delete; it is not a rollout any more.
+    for (const l of loaded) if (l.spec) summaries.push(rolloutSummary(l.spec.spec, l.state.state));
+  }
+  const body: ListResponse = { rollouts: summaries };
+  return json(200, body);
+}
+
+export async function getRollout({ params, deps }: RouteContext): Promise<ApiResponse> {
+  const { key, spec, loaded } = await loadExisting(deps, params);
+  const body: GetResponse = {
+    rollout: key, specVersion: spec.specVersion, spec: spec.spec, document: spec.document, state: loaded.state.state, version: loaded.state.version,
+  };
+  return json(200, body);
+}
+
+export async function rolloutStatus({ params, deps }: RouteContext): Promise<ApiResponse> {
+  const { spec, loaded } = await loadExisting(deps, params);
+  return json(200, statusView(spec, loaded.state));
+}
+
+export async function rolloutHistory({ params, deps }: RouteContext): Promise<ApiResponse> {
+  const { key } = await loadExisting(deps, params);
+  const body: HistoryResponse = { rollout: key, history: await deps.store.listHistory(key) };
+  return json(200, body);
+}
+
+/** The rollout named by the path, or 404. */
+export async function loadExisting(deps: ApiDeps, params: Record<string, string>): Promise<{ key: RolloutKey; spec: StoredSpec; loaded: LoadedRollout }> {
+  const key = rolloutKeyParam(params);
+  const loaded = await deps.store.load(key);
+  if (!loaded.spec) throw new NotFoundError(`rollout ${describeKey(key)} not found`);
+  return { key, spec: loaded.spec, loaded };
+}
+
+function parseFor(key: RolloutKey, document: unknown): RolloutSpec {
+  try {
+    return parseRollout(document, { cluster: key.cluster, namespace: key.namespace });
+  } catch (err) {
+    if (err instanceof ValidationError) throw unprocessable(err.issues, err);
+    throw err;
+  }
+}
+
+/** Checks beyond the document itself: it must name what the URL names, and we must have a driver for it. */
+function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (spec.name !== key.name) issues.push({ path: 'metadata.name', reason: `is "${spec.name}" but the URL names "${key.name}"` });
+  if (spec.namespace !== key.namespace) issues.push({ path: 'metadata.namespace', reason: `is "${spec.namespace}" but the URL names "${key.namespace}"` });
+  if (!deps.supportedKinds.includes(spec.workloadRef.kind)) issues.push({ path: 'spec.workloadRef.kind', reason: 'not supported yet' });
+  return issues;
+}
+
+function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {
+  return { rollout: key, specVersion, unchanged, spec };
+}
+
+/** Equal as stored: DynamoDB (and the JSON copy of the fake) drop undefined fields. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
+}
+
+export function describeKey(key: RolloutKey): string {
+  return `${key.cluster}/${key.namespace}/${key.name}`;
+}

@@ -1,0 +1,137 @@
+// The HTTP API's transport-independent request/response and dependencies. The Lambda Function URL
+// handler and local mode's HTTP server both translate to and from these, so the routes, status codes
+// and JSON bodies are defined once (shared/api/handleApiRequest.ts).
+import type { FieldIssue } from '../errors.ts';
+import type { Clock, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
+import type { Command, Phase, ReleaseKind, ReleaseState, RolloutKey, RolloutSpec, StepState, WorkloadKind } from '../rollout/types.ts';
+
+export interface ApiRequest {
+  method: string;
+  /** Path as sent (still percent-encoded), without the query string, e.g. "/v1/rollouts/prod/shop/web". */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** The raw body as text (base64 already decoded by the transport), or undefined. */
+  body: string | undefined;
+  /** Who is calling (IAM principal ARN, or the local user); recorded on commands. */
+  principal: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text. */
+  body: string;
+}
+
+export interface ApiDeps {
+  store: StateStore;
+  queue: ReconcileQueue;
+  /** Workload kinds with a driver; apply answers 422 for the others. */
+  supportedKinds: readonly WorkloadKind[];
+  clock: Clock;
+  /** Largest accepted body, in bytes (413 above). */
+  maxBodyBytes: number;
+  /** Deployed: a rollout's cluster must be registered first. Local mode resolves any cluster name. */
+  requireRegisteredCluster: boolean;
+  /** Command ids when the client sends none (default: crypto.randomUUID). */
+  newId?: () => string;
+  /** Unexpected failures (answered 500) go here so the transport can log them. */
+  onError?: (err: unknown, req: ApiRequest) => void;
+}
+
+// ---- Response bodies (the CLI codes against these) --------------------------------------------
+
+export interface ErrorBody {
+  error: { message: string; issues?: FieldIssue[] };
+}
+
+/** PUT /v1/rollouts/{c}/{ns}/{name}: 201 created, 200 updated or unchanged. */
+export interface ApplyResponse {
+  rollout: RolloutKey;
+  specVersion: number;
+  /** True when the stored document was already identical (nothing written). */
+  unchanged: boolean;
+  spec: RolloutSpec;
+}
+
+export interface StepSummary {
+  /** 0-based, as `stepIndex` in commands; shown to people as index + 1. */
+  index: number;
+  total: number;
+  state: StepState;
+}
+
+/** One entry of GET /v1/rollouts. */
+export interface RolloutSummary {
+  rollout: RolloutKey;
+  workload: { kind: WorkloadKind; name: string };
+  phase: Phase;
+  message: string;
+  step: StepSummary | null;
+  releaseId: string | null;
+}
+
+export interface ListResponse {
+  rollouts: RolloutSummary[];
+}
+
+/** GET /v1/rollouts/{c}/{ns}/{name}. */
+export interface GetResponse {
+  rollout: RolloutKey;
+  specVersion: number;
+  spec: RolloutSpec;
+  /** The document as applied. */
+  document: unknown;
+  state: ReleaseState;
+  /** STATE version (0 before the first reconcile). */
+  version: number;
+}
+
+/** GET .../status: what `rollouts status` polls. */
+export interface StatusResponse {
+  rollout: RolloutKey;
+  phase: Phase;
+  message: string;
+  step: StepSummary | null;
+  release: { id: string; kind: ReleaseKind; stableRevision: string; targetRevision: string; startedAt: string; failure: string | null; finalizing: boolean } | null;
+  lastRelease: { id: string; kind: ReleaseKind; endPhase: Phase } | null;
+  /** The running release's id, else the last one's. */
+  releaseId: string | null;
+  revisions: { stable: string | null; target: string | null };
+  paused: { user: boolean; spec: boolean };
+  pendingCommands: { id: string; type: Command['type'] }[];
+  removing: boolean;
+  nextWakeAt: string | null;
+  specVersion: number;
+  version: number;
+  /**
+   * Nothing left to do: reconciled at least once, no release in flight, no command waiting, not being
+   * deleted. With `phase` this is the CI verdict (Healthy/Completed = success).
+   */
+  settled: boolean;
+}
+
+/** GET .../history. */
+export interface HistoryResponse {
+  rollout: RolloutKey;
+  history: HistoryEntry[];
+}
+
+/** POST .../{verb} and DELETE: 202 recorded, 200 duplicate. */
+export interface CommandResponse {
+  rollout: RolloutKey;
+  commandId: string;
+  duplicate: boolean;
+  /** The command as recorded; absent for a duplicate. */
+  command?: Command;
+}
+
+export interface ClusterResponse {
+  cluster: ClusterRegistration;
+}
+
+export interface ClusterListResponse {
+  clusters: ClusterRegistration[];
+}

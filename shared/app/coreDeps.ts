@@ -1,0 +1,55 @@
+// The part of the composition root every function needs: configuration, clock, meter, the state
+// store (DynamoDB) and the reconcile queue (SQS), and the API's dependencies over them. Kept apart
+// from lambdaDeps.ts so the sweep and API bundles do not carry the Kubernetes client they never use
+// (about half of a bundle, and of its cold-start load time).
+// AWS clients get no endpoint: the SDK reads AWS_ENDPOINT_URL(_<SERVICE>) itself (LocalStack, moto).
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
+import { SqsReconcileQueue } from '../adapters/sqs/reconcileQueue.ts';
+import type { ApiDeps } from '../api/types.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { Meter } from '../reconcile/meter.ts';
+import type { Clock, StateStore } from '../reconcile/ports.ts';
+import type { WorkloadKind } from '../rollout/types.ts';
+import type { BatchingQueue } from './sweep.ts';
+
+/** Workload kinds with a driver (lambdaDeps.ts wires the drivers themselves); apply refuses the others. */
+export const SUPPORTED_KINDS: readonly WorkloadKind[] = ['Deployment'];
+
+export interface CoreDeps {
+  config: Config;
+  clock: Clock;
+  /** Process-wide request counter; handlers report per-invocation differences as metrics. */
+  meter: Meter;
+  store: StateStore;
+  queue: BatchingQueue;
+  api: ApiDeps;
+}
+
+export interface CoreBuildOptions {
+  clients?: { dynamodb?: DynamoDBClient; sqs?: SQSClient };
+  clock?: Clock;
+  meter?: Meter;
+}
+
+const SYSTEM_CLOCK: Clock = { now: () => new Date() };
+
+export function buildCoreDeps(config: Config, opts: CoreBuildOptions = {}): CoreDeps {
+  const clock = opts.clock ?? SYSTEM_CLOCK;
+  const meter = opts.meter ?? new Meter();
+  const store = new DynamoStateStore({ client: opts.clients?.dynamodb ?? new DynamoDBClient({}), tableName: config.tableName, meter, clock });
+  const queue = new SqsReconcileQueue({ client: opts.clients?.sqs ?? new SQSClient({}), queueUrl: config.queueUrl, triggerQueueUrl: config.triggerQueueUrl, clock, meter });
+  return {
+    config, clock, meter, store, queue,
+    api: { store, queue, clock, supportedKinds: SUPPORTED_KINDS, maxBodyBytes: config.maxBodyBytes, requireRegisteredCluster: true },
+  };
+}
+
+let containerDeps: CoreDeps | undefined;
+
+/** The container's core dependencies, built on first use from process.env (cold start). */
+export function coreLambdaDeps(): CoreDeps {
+  containerDeps ??= buildCoreDeps(loadConfig(process.env));
+  return containerDeps;
+}

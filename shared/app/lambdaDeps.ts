@@ -1,0 +1,58 @@
+// Composition root of the functions that reach clusters (reconcile, watch-proxy): the core
+// (coreDeps.ts) plus the cluster provider, the drivers and the EventBridge adapters, built once per
+// Lambda container from the validated configuration. Tests build the same graph with
+// `buildAppDeps` on emulator clients instead of reading the environment.
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
+import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
+import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { ConfigError } from '../errors.ts';
+import type { ReconcileDeps } from '../reconcile/reconcile.ts';
+import type { WorkloadKind } from '../rollout/types.ts';
+import type { WatchClusters } from '../watch/types.ts';
+import type { WorkloadDriver } from '../workloads/driver.ts';
+import { deploymentDriver } from '../workloads/deployment/driver.ts';
+import { SUPPORTED_KINDS, buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
+
+export interface AppDeps extends CoreDeps {
+  clusters: RegisteredClusterProvider;
+  /** What the watch-proxy watches through (the same provider and its cached connections). */
+  watchClusters: WatchClusters;
+  watchSink: WatchEventSink;
+  reconcile: ReconcileDeps;
+}
+
+export interface BuildOptions extends CoreBuildOptions {
+  clients?: CoreBuildOptions['clients'] & { eventBridge?: EventBridgeClient };
+  /** Extra cluster-provider settings (tests: static bearer tokens for a local control plane). */
+  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
+}
+
+const DRIVERS: Partial<Record<WorkloadKind, WorkloadDriver>> = { Deployment: deploymentDriver };
+
+export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
+  const core = buildCoreDeps(config, opts);
+  const { clock, meter, store } = core;
+  const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient({});
+  const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store });
+  const events = new EventBridgePublisher({ client: eventBridge, eventBusName: config.eventBusName, source: config.eventSource, meter });
+  // The API's list of kinds and the drivers must agree, or apply would accept what reconcile cannot run.
+  const missing = SUPPORTED_KINDS.filter((k) => !DRIVERS[k]);
+  if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
+  return {
+    ...core,
+    clusters,
+    watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
+    watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),
+    reconcile: { store, clusters, drivers: DRIVERS, events, clock, meter },
+  };
+}
+
+let containerDeps: AppDeps | undefined;
+
+/** The container's dependencies, built on first use from process.env (cold start). */
+export function lambdaDeps(): AppDeps {
+  containerDeps ??= buildAppDeps(loadConfig(process.env));
+  return containerDeps;
+}

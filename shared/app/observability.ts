@@ -1,0 +1,61 @@
+// Powertools Logger and Metrics for one function. Both read their standard variables themselves
+// (POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL, POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_DEV...);
+// we only supply defaults so an unconfigured function still names itself.
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Meter, MeterKey } from '../reconcile/meter.ts';
+
+export interface Observability {
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** The narrow logging interface the shared cores take (no Powertools types below shared/app). */
+export interface AppLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export function appLog(logger: Logger): AppLog {
+  return {
+    info: (message, fields) => (fields ? logger.info(message, fields) : logger.info(message)),
+    warn: (message, fields) => (fields ? logger.warn(message, fields) : logger.warn(message)),
+    error: (message, fields) => (fields ? logger.error(message, fields) : logger.error(message)),
+  };
+}
+
+export const METRICS_NAMESPACE = 'ServerlessRollouts';
+
+export function createObservability(service: string): Observability {
+  return {
+    logger: new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? service }),
+    metrics: new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE, serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? service }),
+  };
+}
+
+/** Metric names of the Meter's counters (CloudWatch names without dots). */
+const METER_METRICS: Record<MeterKey, string> = {
+  'k8s.read': 'KubeReads',
+  'k8s.write': 'KubeWrites',
+  'ddb.read': 'DynamoReads',
+  'ddb.write': 'DynamoWrites',
+  'ddb.rcu': 'DynamoReadUnits',
+  'ddb.wcu': 'DynamoWriteUnits',
+  'events.put': 'EventPuts',
+  'queue.send': 'QueueSends',
+};
+
+/** Runs `fn` and adds what the meter counted meanwhile to `metrics` (request counts per invocation). */
+export async function withMeteredRequests<T>(meter: Meter, metrics: Metrics, fn: () => Promise<T>): Promise<T> {
+  const before = meter.snapshot();
+  try {
+    return await fn();
+  } finally {
+    const after = meter.snapshot();
+    for (const key of Object.keys(METER_METRICS) as MeterKey[]) {
+      const n = after[key] - before[key];
+      if (n > 0) metrics.addMetric(METER_METRICS[key], MetricUnit.Count, n);
+    }
+  }
+}

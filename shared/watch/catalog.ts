@@ -1,0 +1,79 @@
+// Which workloads are managed, from the state store: rollout keys come from the INDEX listing (one
+// paged Query per refresh); each rollout's workloadRef from its SPEC, loaded once and re-read only
+// after `specTtlMs` (a workloadRef rarely changes, and never during a release), so a refresh costs
+// one Query plus a load per new or stale rollout, not one per rollout.
+import type { Clock, StateStore } from '../reconcile/ports.ts';
+import type { RolloutKey, WorkloadKind } from '../rollout/types.ts';
+
+interface Entry {
+  key: RolloutKey;
+  kind: WorkloadKind;
+  workload: string;
+  loadedAt: number;
+}
+
+export interface CatalogChanges {
+  added: RolloutKey[];
+  removed: RolloutKey[];
+}
+
+const LOAD_CONCURRENCY = 8;
+
+export class RolloutCatalog {
+  private entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly store: Pick<StateStore, 'listRollouts' | 'load'>,
+    private readonly clock: Clock,
+    private readonly specTtlMs = 10 * 60_000,
+  ) {}
+
+  async refresh(): Promise<CatalogChanges> {
+    const now = this.clock.now().getTime();
+    const listed = await this.store.listRollouts();
+    const next = new Map<string, Entry>();
+    const toLoad: RolloutKey[] = [];
+    for (const key of listed) {
+      const id = idOf(key);
+      const known = this.entries.get(id);
+      if (known && now - known.loadedAt < this.specTtlMs) next.set(id, known);
+      else toLoad.push(key);
+    }
+    for (let i = 0; i < toLoad.length; i += LOAD_CONCURRENCY) {
+      const loaded = await Promise.all(toLoad.slice(i, i + LOAD_CONCURRENCY).map(async (key) => ({ key, spec: (await this.store.load(key)).spec })));
+      for (const { key, spec } of loaded) {
+        if (spec) next.set(idOf(key), { key, kind: spec.spec.workloadRef.kind, workload: spec.spec.workloadRef.name, loadedAt: now });
+      }
+    }
+    const added = [...next.keys()].filter((id) => !this.entries.has(id)).map((id) => (next.get(id) as Entry).key);
+    const removed = [...this.entries.keys()].filter((id) => !next.has(id)).map((id) => (this.entries.get(id) as Entry).key);
+    this.entries = next;
+    return { added, removed };
+  }
+
+  /** "cluster\nnamespace" pairs that have at least one managed workload of `kind`. */
+  namespaces(kind: WorkloadKind): { cluster: string; namespace: string }[] {
+    const seen = new Map<string, { cluster: string; namespace: string }>();
+    for (const e of this.entries.values()) {
+      if (e.kind === kind) seen.set(`${e.key.cluster}\n${e.key.namespace}`, { cluster: e.key.cluster, namespace: e.key.namespace });
+    }
+    return [...seen.values()];
+  }
+
+  /** Rollouts managing workload `name` of `kind` (normally one; more is a misconfiguration we still serve). */
+  keysFor(cluster: string, namespace: string, kind: WorkloadKind, name: string): RolloutKey[] {
+    const out: RolloutKey[] = [];
+    for (const e of this.entries.values()) {
+      if (e.kind === kind && e.workload === name && e.key.cluster === cluster && e.key.namespace === namespace) out.push(e.key);
+    }
+    return out;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function idOf(key: RolloutKey): string {
+  return `${key.cluster}/${key.namespace}/${key.name}`;
+}

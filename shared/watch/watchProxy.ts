@@ -1,0 +1,159 @@
+// The watch-proxy: Kubernetes watches → coalesced "Workload Changed" notices. For every namespace
+// that has rollouts (per cluster), it watches Deployments and ReplicaSets, maps each event to the
+// rollout managing the Deployment, coalesces per key over a short window and hands the keys to the
+// sink. The same code runs as a Lambda on an overlapping schedule (`until` = the invocation's end
+// minus a margin) and as a long-running container (`until` null, stopped by a signal).
+// Each start (and each relist after 410 Gone) replays every object as ADDED, so every managed key
+// gets one notice then: a resync that repairs anything missed while no proxy was running.
+import type { Clock, StateStore } from '../reconcile/ports.ts';
+import { RolloutCatalog } from './catalog.ts';
+import { Coalescer, REAL_TIMERS, type Timers } from './coalescer.ts';
+import { WATCHED_RESOURCES, mapWatchEvent, watchPathOf } from './mapping.ts';
+import { ResourceWatch } from './resourceWatch.ts';
+import { SILENT_LOG, type WatchClusters, type WatchLog, type WatchSink } from './types.ts';
+
+export interface WatchProxyOptions {
+  store: Pick<StateStore, 'listRollouts' | 'load'>;
+  clusters: WatchClusters;
+  sink: WatchSink;
+  /** Stop at this instant (Lambda); null or absent: run until `signal` aborts (container). */
+  until?: Date | null;
+  signal?: AbortSignal;
+  clock?: Clock;
+  log?: WatchLog;
+  /** Coalescing window per key (default 1 s). */
+  windowMs?: number;
+  /** How often the set of managed workloads is re-read from the store (default 30 s). */
+  refreshMs?: number;
+  /** Server-side timeout of each watch request (default 300 s); the watch resumes after it. */
+  watchTimeoutSeconds?: number;
+  backoff?: { initialMs: number; maxMs: number };
+  timers?: Timers;
+}
+
+export interface WatchProxyStats {
+  watches: number;
+  events: number;
+  changesSent: number;
+  relists: number;
+  errors: number;
+}
+
+export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxyStats> {
+  const clock = opts.clock ?? { now: () => new Date() };
+  const log = opts.log ?? SILENT_LOG;
+  const timers = opts.timers ?? REAL_TIMERS;
+  const catalog = new RolloutCatalog(opts.store, clock);
+  const coalescer = new Coalescer({
+    windowMs: opts.windowMs ?? 1000,
+    send: (changes) => opts.sink.send(changes),
+    onSendError: (err, changes) => log.error('sending workload changes failed; keeping them for the next window', { error: String(err), keys: changes.length }),
+    timers,
+  });
+  const watches = new Map<string, ResourceWatch>();
+  // Watches of namespaces that lost their last rollout: only their counts are kept (a container runs for weeks).
+  const retired = { watches: 0, events: 0, relists: 0, errors: 0, stopping: new Set<Promise<void>>() };
+  const retire = (watch: ResourceWatch): void => {
+    const stopped = watch.stop().then(() => {
+      retired.watches += 1;
+      retired.events += watch.stats.events;
+      retired.relists += watch.stats.relists;
+      retired.errors += watch.stats.errors;
+      retired.stopping.delete(stopped);
+    });
+    retired.stopping.add(stopped);
+  };
+  const stop = stopSignal(opts, clock, timers);
+  let refreshErrors = 0;
+
+  const syncWatches = (): void => {
+    const wanted = new Set<string>();
+    for (const { cluster, namespace } of catalog.namespaces('Deployment')) {
+      for (const { resource, kind } of WATCHED_RESOURCES) {
+        const id = `${cluster}\n${namespace}\n${resource}`;
+        wanted.add(id);
+        if (watches.has(id)) continue;
+        const watch = new ResourceWatch({
+          source: () => opts.clusters.source(cluster),
+          path: watchPathOf(namespace, resource),
+          onEvent: (type, obj) => {
+            const { keys, reason } = mapWatchEvent(catalog, cluster, namespace, kind, type, obj);
+            for (const key of keys) coalescer.add(key, reason);
+          },
+          onUnauthorized: () => opts.clusters.invalidate?.(cluster),
+          log,
+          timeoutSeconds: opts.watchTimeoutSeconds ?? 300,
+          ...(opts.backoff ? { backoff: opts.backoff } : {}),
+        });
+        watches.set(id, watch);
+        watch.start();
+      }
+    }
+    // Namespaces with no rollout any more: their watches end.
+    for (const [id, watch] of watches) {
+      if (wanted.has(id)) continue;
+      watches.delete(id);
+      retire(watch);
+    }
+  };
+
+  const refresh = async (): Promise<void> => {
+    try {
+      const { added, removed } = await catalog.refresh();
+      if (added.length > 0 || removed.length > 0) log.info('managed rollouts changed', { added: added.length, removed: removed.length, total: catalog.size });
+      refreshErrors = 0;
+      syncWatches();
+    } catch (err) {
+      refreshErrors += 1;
+      log.error('reading the managed rollouts failed', { error: String(err), attempt: refreshErrors });
+    }
+  };
+
+  await refresh();
+  while (!stop.signal.aborted) {
+    await waitOrStop(opts.refreshMs ?? 30_000, stop.signal, timers);
+    if (!stop.signal.aborted) await refresh();
+  }
+
+  const live = [...watches.values()];
+  await Promise.all([...live.map((w) => w.stop()), ...retired.stopping]);
+  await coalescer.drain();
+  stop.dispose();
+  const sum = (f: (w: ResourceWatch) => number) => live.reduce((n, w) => n + f(w), 0);
+  return {
+    watches: live.length + retired.watches,
+    events: retired.events + sum((w) => w.stats.events),
+    changesSent: coalescer.sent,
+    relists: retired.relists + sum((w) => w.stats.relists),
+    errors: retired.errors + sum((w) => w.stats.errors),
+  };
+}
+
+/** Aborts at `until` or when the caller's signal aborts, whichever comes first. */
+function stopSignal(opts: WatchProxyOptions, clock: Clock, timers: Timers): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const abort = (): void => controller.abort();
+  if (opts.signal?.aborted) abort();
+  opts.signal?.addEventListener('abort', abort, { once: true });
+  const timer = opts.until ? timers.set(abort, Math.max(0, opts.until.getTime() - clock.now().getTime())) : null;
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      if (timer !== null) timers.clear(timer);
+      opts.signal?.removeEventListener('abort', abort);
+    },
+  };
+}
+
+function waitOrStop(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      timers.clear(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = timers.set(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

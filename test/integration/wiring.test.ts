@@ -1,0 +1,198 @@
+// The serverless shell wired end to end on real components: an AWS API emulator (moto server, or
+// LocalStack when AWS_ENDPOINT_URL is set) for SQS and EventBridge, dynalite for DynamoDB, and the
+// real local Kubernetes control plane. The handlers are the production ones over the production
+// composition root (buildAppDeps); only the deliveries Lambda would make are played by the test:
+// an event-source-mapping poller for SQS, a SigV4-verifying Function URL for the API, direct calls
+// for the schedules.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { createApiHandler } from '../../functions/api/createHandler.ts';
+import { createReconcileHandler } from '../../functions/reconcile/createHandler.ts';
+import { createSweepHandler } from '../../functions/sweep/createHandler.ts';
+import { createWatchProxyHandler } from '../../functions/watch-proxy/createHandler.ts';
+import { buildAppDeps, type AppDeps } from '../../shared/app/lambdaDeps.ts';
+import type { RolloutKey } from '../../shared/rollout/types.ts';
+import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
+import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../support/aws/functionUrl.ts';
+import { lambdaContext } from '../support/aws/lambdaContext.ts';
+import { signedFetch, unsignedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
+import { EventSourceMappingPoller, type SqsHandler } from '../support/aws/sqsPoller.ts';
+import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
+import { testObservability } from '../support/fakes/observability.ts';
+import { startTestCluster, type TestCluster } from '../support/kube.ts';
+import { waitFor } from '../support/wait.ts';
+
+const CLUSTER = 'local';
+const caller: Caller = { accessKeyId: 'AKIDWIRINGTEST', secretAccessKey: 'wiring-test-secret', userArn: 'arn:aws:iam::123456789012:user/release-bot' };
+const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+
+let aws: AwsEmulator;
+let dynamo: DynaliteHarness;
+let cluster: TestCluster;
+let deps: AppDeps;
+let url: FunctionUrlServer;
+let work: EventSourceMappingPoller;
+let trigger: EventSourceMappingPoller;
+let reconcileHandler: SqsHandler;
+let namespace: string;
+let key: RolloutKey;
+
+function call(init: Omit<SignedFetchInit, 'credentials' | 'region'>, as: Caller = caller) {
+  return signedFetch(url.url, { ...init, credentials: as, region: aws.region });
+}
+
+async function state() {
+  return (await deps.store.load(key)).state.state;
+}
+
+/** Messages waiting on the queue that carries our transition events, by detail-type. */
+async function publishedTypes(): Promise<string[]> {
+  const poller = new EventSourceMappingPoller(aws.sqs, aws.published, { region: aws.region, waitTimeSeconds: 0 });
+  const types: string[] = [];
+  for (;;) {
+    const d = await poller.deliverOnce(async () => {});
+    if (!d) return types;
+    types.push(...d.event.Records.map((r) => String((JSON.parse(r.body) as Record<string, unknown>)['detail-type'])));
+  }
+}
+
+before(async () => {
+  [aws, dynamo, cluster] = await Promise.all([startAwsEmulator(), startDynalite(), startTestCluster({ podReadyDelayMs: 200 })]);
+  deps = buildAppDeps(aws.config(dynamo.tableName), {
+    clients: { dynamodb: dynamo.client, sqs: aws.sqs, eventBridge: aws.eventBridge },
+    // The local control plane is a static-endpoint registration; its bearer token is the least-privilege one.
+    clusterOptions: { staticTokens: { [CLUSTER]: cluster.rolloutsToken }, cache: new Map() },
+  });
+  const handler = createReconcileHandler(deps, testObservability());
+  reconcileHandler = (event) => handler(event, lambdaContext('reconcile'));
+  url = await startFunctionUrl(createApiHandler(deps, testObservability()), { callers: [caller], region: aws.region });
+  work = new EventSourceMappingPoller(aws.sqs, aws.work, { region: aws.region });
+  trigger = new EventSourceMappingPoller(aws.sqs, aws.trigger, { region: aws.region });
+
+  namespace = await cluster.createNamespace('wiring');
+  key = { cluster: CLUSTER, namespace, name: 'web' };
+  await cluster.createDeployment(namespace, 'web', { replicas: 2, image: 'registry.invalid/web:v1' });
+  const apps = cluster.admin.makeApiClient(AppsV1Api);
+  await waitFor(async () => (await apps.readNamespacedDeployment({ name: 'web', namespace })).status?.readyReplicas === 2, { message: 'deployment web ready' });
+});
+
+after(async () => {
+  await Promise.allSettled([url?.stop(), aws?.stop(), dynamo?.stop(), cluster?.stop()]);
+});
+
+describe('API through a SigV4 Function URL', () => {
+  test('an unsigned request is refused with 403 before the function runs', async () => {
+    const res = await unsignedFetch(url.url, { method: 'GET', path: '/v1/rollouts' });
+    assert.equal(res.status, 403);
+    assert.equal(url.invocations, 0);
+  });
+
+  test('a request signed with the wrong secret is refused with 403', async () => {
+    const res = await call({ method: 'GET', path: '/v1/rollouts' }, { ...caller, secretAccessKey: 'not-the-secret' });
+    assert.equal(res.status, 403);
+    assert.match(String(res.json?.Message), /signature/);
+    assert.equal(url.invocations, 0);
+  });
+
+  test('registering the cluster and applying a Rollout stores them and queues a reconcile on the FIFO queue', async () => {
+    const reg = await call({ method: 'PUT', path: `/v1/clusters/${CLUSTER}`, body: JSON.stringify({ endpoint: { server: cluster.server, insecureSkipTlsVerify: true } }) });
+    assert.equal(reg.status, 201, reg.text);
+    const doc = {
+      apiVersion: 'rollouts.kruise.io/v1beta1', kind: 'Rollout', metadata: { name: 'web' },
+      spec: { workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, strategy: { canary: { steps: [{ replicas: 1, pause: {} }, { replicas: '100%' }] } } },
+    };
+    const res = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: JSON.stringify(doc) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await deps.store.load(key)).spec?.specVersion, 1);
+
+    const delivery = await work.deliverOnce(reconcileHandler);
+    const record = delivery?.event.Records[0];
+    assert.deepEqual(JSON.parse(record?.body ?? '{}'), { ...key, reason: 'api' });
+    assert.equal(record?.attributes.MessageGroupId, `${CLUSTER}/${namespace}/web`);
+    assert.equal(record?.eventSourceARN, aws.work.arn);
+    assert.deepEqual(delivery?.response, { batchItemFailures: [] });
+
+    const s = await state();
+    assert.equal(s.phase, 'Healthy');
+    assert.notEqual(s.stableRevision, null, 'the workload was adopted');
+    const deployment = await cluster.admin.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'web', namespace });
+    assert.equal(deployment.spec?.paused, true, 'the reconcile holds the Deployment');
+    assert.ok((await publishedTypes()).includes('Workload Adopted'), 'the transition event went out on the bus');
+  });
+
+  test('a command is recorded on STATE with the signing principal and reaches the reconcile through the FIFO queue', async () => {
+    const res = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/pause`, body: JSON.stringify({ commandId: 'wiring-pause-1' }) });
+    assert.equal(res.status, 202, res.text);
+    const recorded = (await state()).commands;
+    assert.deepEqual(recorded.map((c) => [c.id, c.type, c.by]), [['wiring-pause-1', 'pause', caller.userArn]]);
+    const again = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/pause`, body: JSON.stringify({ commandId: 'wiring-pause-1' }) });
+    assert.deepEqual([again.status, again.json?.duplicate], [200, true]);
+
+    await work.deliverUntil(reconcileHandler, async () => (await state()).userPaused, { message: 'the pause to be applied' });
+    assert.equal((await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/resume` })).status, 202);
+    await work.deliverUntil(reconcileHandler, async () => !(await state()).userPaused, { message: 'the resume to be applied' });
+  });
+
+  test('bad requests answer 400 naming the field, 404 for an unknown rollout, 413 over the limit, and change nothing', async () => {
+    const before = await deps.store.load(key);
+    const malformed = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: '{"apiVersion": ' });
+    assert.equal(malformed.status, 400);
+    assert.equal((malformed.json?.error as { issues: { path: string }[] }).issues[0]?.path, '(body)');
+    const badField = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/release`, body: JSON.stringify({ images: { app: 'has space' } }) });
+    assert.equal(badField.status, 400);
+    assert.deepEqual((badField.json?.error as { issues: unknown[] }).issues, [{ path: 'images.app', reason: 'must be a non-empty image reference without spaces' }]);
+    const unknown = await call({ method: 'GET', path: `/v1/rollouts/${CLUSTER}/${namespace}/nope/status` });
+    assert.equal(unknown.status, 404);
+    const huge = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: JSON.stringify({ yaml: 'x'.repeat(70 * 1024) }) });
+    assert.equal(huge.status, 413);
+    assert.deepEqual(await deps.store.load(key), before);
+    assert.equal(await work.receive(), null, 'nothing was queued');
+  });
+});
+
+describe('watch events through EventBridge', () => {
+  test('a template change seen by the watch-proxy goes bus → rule → trigger queue → reconcile, which starts the release', async () => {
+    const stop = new AbortController();
+    const proxy = createWatchProxyHandler(deps, testObservability(), { signal: stop.signal, windowMs: 200, refreshMs: 1000 })({}, lambdaContext('watch-proxy', { timeoutMs: 120_000 }));
+    try {
+      // The proxy's first listing replays the Deployment: its resync notice shows the watches are up.
+      await trigger.deliverUntil(reconcileHandler, () => trigger.deliveries.length > 0, { message: 'the resync notice from the watch-proxy' });
+      const first = trigger.deliveries[0]?.event.Records[0];
+      const envelope = JSON.parse(first?.body ?? '{}') as Record<string, unknown>;
+      assert.equal(envelope['detail-type'], 'Workload Changed');
+      assert.equal(envelope.source, `${aws.eventSource}.watch`);
+      assert.deepEqual({ ...(envelope.detail as object), reasons: undefined }, { ...key, reasons: undefined });
+      assert.equal(first?.eventSourceARN, aws.trigger.arn);
+      assert.equal((await state()).release, null);
+
+      await cluster.admin.makeApiClient(AppsV1Api).patchNamespacedDeployment(
+        { name: 'web', namespace, body: { spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.invalid/web:v2' }] } } } } },
+        strategicMerge,
+      );
+      await trigger.deliverUntil(reconcileHandler, async () => (await state()).release !== null, { message: 'the release to start from a watch event' });
+      const s = await state();
+      assert.equal(s.phase, 'Progressing');
+      assert.equal(s.release?.kind, 'release');
+      const watchBodies = trigger.deliveries.flatMap((d) => d.event.Records.map((r) => JSON.parse(r.body) as Record<string, unknown>));
+      assert.ok(watchBodies.some((b) => (b.detail as { reasons?: string[] } | undefined)?.reasons?.some((r) => r.startsWith('Deployment web MODIFIED'))), JSON.stringify(watchBodies));
+    } finally {
+      stop.abort();
+      const stats = await proxy;
+      assert.ok(stats.events > 0 && stats.changesSent > 0, JSON.stringify(stats));
+    }
+  });
+});
+
+describe('sweep', () => {
+  test('a due rollout is queued on the FIFO queue by the sweep tick', async () => {
+    // The release started above is active, so its STATE is in the due-index.
+    const sweep = createSweepHandler(deps, testObservability());
+    const res = await sweep({ scheduledTime: new Date().toISOString() }, lambdaContext('sweep'));
+    assert.ok(res.due >= 1, JSON.stringify(res));
+    const event = await waitFor(() => work.receive(), { message: 'the sweep message on the FIFO queue' });
+    const bodies = event.Records.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    assert.deepEqual(bodies, [{ ...key, reason: 'sweep' }]);
+    assert.equal(event.Records[0]?.attributes.MessageGroupId, `${CLUSTER}/${namespace}/web`);
+  });
+});

@@ -1,0 +1,30 @@
+// In-memory ReconcileQueue for unit tests: records every request in order, and can be told to fail
+// so the callers' handling of a lost enqueue can be checked.
+import type { ReconcileQueue } from '../../../shared/reconcile/ports.ts';
+import type { RolloutKey } from '../../../shared/rollout/types.ts';
+
+export interface Enqueued {
+  key: RolloutKey;
+  delaySeconds: number;
+  reason: string | undefined;
+}
+
+export class MemoryQueue implements ReconcileQueue {
+  readonly sent: Enqueued[] = [];
+  /** When set, enqueue throws this (nothing is recorded). */
+  failWith: Error | null = null;
+
+  async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.sent.push({ key: { ...key }, delaySeconds: opts.delaySeconds ?? 0, reason: opts.reason });
+  }
+
+  /** "cluster/ns/name" of every request, for compact assertions. */
+  keys(): string[] {
+    return this.sent.map((e) => `${e.key.cluster}/${e.key.namespace}/${e.key.name}`);
+  }
+
+  clear(): void {
+    this.sent.length = 0;
+  }
+}

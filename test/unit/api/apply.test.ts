@@ -1,0 +1,154 @@
+// PUT /v1/rollouts/{cluster}/{namespace}/{name}: validation, conditional store, enqueue, and that
+// a refused request changes nothing.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { stringify } from 'yaml';
+import type { RolloutKey, RolloutSpec } from '../../../shared/rollout/types.ts';
+import { KEY, PATH, api, awaitingApproval, rolloutDoc, seedRollout, seedState, type Api } from './apiFixtures.ts';
+
+async function assertNothingChanged(a: Api): Promise<void> {
+  assert.deepEqual(await a.store.listRollouts(), []);
+  assert.equal((await a.store.load(KEY)).spec, null);
+  assert.deepEqual(a.queue.sent, []);
+}
+
+describe('apply', () => {
+  test('a new Rollout is stored, queued for reconcile, and answered 201 with the normalised spec', async () => {
+    const a = api();
+    const res = await a.call('PUT', PATH, rolloutDoc());
+    assert.equal(res.status, 201);
+    assert.equal(res.headers['content-type'], 'application/json');
+    assert.deepEqual(res.json.rollout, KEY);
+    assert.equal(res.json.specVersion, 1);
+    assert.equal(res.json.unchanged, false);
+    const spec = res.json.spec as RolloutSpec;
+    assert.deepEqual(spec.steps[0], { replicas: 1, pause: { type: 'approval' } });
+    const stored = await a.store.load(KEY);
+    assert.deepEqual(stored.spec?.document, rolloutDoc());
+    assert.deepEqual(a.queue.sent, [{ key: KEY, delaySeconds: 0, reason: 'api' }]);
+  });
+
+  test('a changed Rollout replaces the stored one (200, next specVersion)', async () => {
+    const a = api();
+    await a.call('PUT', PATH, rolloutDoc());
+    const res = await a.call('PUT', PATH, rolloutDoc({ steps: [{ replicas: '100%' }] }));
+    assert.equal(res.status, 200);
+    assert.equal(res.json.specVersion, 2);
+    assert.equal((await a.store.load(KEY)).spec?.spec.steps.length, 1);
+  });
+
+  test('applying the same document again writes nothing but still queues a reconcile', async () => {
+    const a = api();
+    await a.call('PUT', PATH, rolloutDoc());
+    const res = await a.call('PUT', PATH, rolloutDoc());
+    assert.equal(res.status, 200);
+    assert.equal(res.json.unchanged, true);
+    assert.equal(res.json.specVersion, 1);
+    assert.equal(a.queue.sent.length, 2);
+  });
+
+  test('the document may come as {"yaml": "..."} or as a raw YAML body', async () => {
+    const a = api();
+    assert.equal((await a.call('PUT', PATH, { yaml: stringify(rolloutDoc()) })).status, 201);
+    const raw = await a.call('PUT', PATH, stringify(rolloutDoc({ steps: [{ replicas: '100%' }] })), { headers: { 'content-type': 'application/yaml' } });
+    assert.equal(raw.status, 200);
+    assert.equal(raw.json.specVersion, 2);
+  });
+
+  test('a YAML body with two documents is a 400 naming the yaml field', async () => {
+    const a = api();
+    const res = await a.call('PUT', PATH, { yaml: `${stringify(rolloutDoc())}---\n${stringify(rolloutDoc())}` });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.json.error, { message: 'invalid request: yaml: must hold exactly one YAML document (found 2)', issues: [{ path: 'yaml', reason: 'must hold exactly one YAML document (found 2)' }] });
+    await assertNothingChanged(a);
+  });
+
+  test('malformed JSON is a 400 that changes nothing', async () => {
+    const a = api();
+    const res = await a.call('PUT', PATH, '{"apiVersion": ');
+    assert.equal(res.status, 400);
+    const error = res.json.error as { issues: { path: string; reason: string }[] };
+    assert.equal(error.issues[0]?.path, '(body)');
+    assert.match(error.issues[0]?.reason ?? '', /^malformed JSON/);
+    await assertNothingChanged(a);
+  });
+
+  test('an invalid Rollout is a 422 listing every field and reason, and changes nothing', async () => {
+    const a = api();
+    const res = await a.call('PUT', PATH, rolloutDoc({ steps: [{ replicas: 'lots' }] }));
+    assert.equal(res.status, 422);
+    const error = res.json.error as { message: string; issues: { path: string; reason: string }[] };
+    assert.ok(error.issues.some((i) => i.path === 'spec.strategy.canary.steps[0].replicas'), JSON.stringify(error.issues));
+    await assertNothingChanged(a);
+  });
+
+  test('a workload kind without a driver is refused with "not supported yet"', async () => {
+    const a = api();
+    const res = await a.call('PUT', PATH, rolloutDoc({ kind: 'StatefulSet' }));
+    assert.equal(res.status, 422);
+    assert.deepEqual((res.json.error as { issues: unknown }).issues, [{ path: 'spec.workloadRef.kind', reason: 'not supported yet' }]);
+    await assertNothingChanged(a);
+  });
+
+  test('the document must name the rollout and namespace of the URL', async () => {
+    const a = api();
+    const res = await a.call('PUT', PATH, rolloutDoc({ name: 'api', namespace: 'other' }));
+    assert.equal(res.status, 422);
+    assert.deepEqual((res.json.error as { issues: { path: string }[] }).issues.map((i) => i.path), ['metadata.name', 'metadata.namespace']);
+    await assertNothingChanged(a);
+  });
+
+  test('when clusters must be registered, an unknown cluster is a 422 on "cluster"', async () => {
+    const a = api({ requireRegisteredCluster: true });
+    const res = await a.call('PUT', PATH, rolloutDoc());
+    assert.equal(res.status, 422);
+    assert.equal((res.json.error as { issues: { path: string }[] }).issues[0]?.path, 'cluster');
+    await assertNothingChanged(a);
+    await a.store.putCluster({ name: 'prod', eks: { clusterName: 'prod', region: 'eu-west-1' } });
+    assert.equal((await a.call('PUT', PATH, rolloutDoc())).status, 201);
+  });
+
+  test('a body over the limit is a 413 before anything is parsed', async () => {
+    const a = api({ maxBodyBytes: 100 });
+    const res = await a.call('PUT', PATH, `{"x": "${'é'.repeat(60)}"}`);
+    assert.equal(res.status, 413);
+    assert.match((res.json.error as { message: string }).message, /limit is 100/);
+    await assertNothingChanged(a);
+  });
+
+  test('a concurrent apply that wrote first makes this one a 409, not a lost update', async () => {
+    const a = api();
+    await a.call('PUT', PATH, rolloutDoc());
+    const putSpec = a.store.putSpec.bind(a.store);
+    a.store.putSpec = async (key: RolloutKey, spec: RolloutSpec, doc: unknown, expected: number) => {
+      await putSpec(key, spec, doc, expected); // the other writer
+      return putSpec(key, spec, doc, expected);
+    };
+    const res = await a.call('PUT', PATH, rolloutDoc({ steps: [{ replicas: '100%' }] }));
+    assert.equal(res.status, 409);
+    assert.match((res.json.error as { message: string }).message, /not at specVersion 1/);
+  });
+
+  test('the workload cannot be swapped while a release is in progress', async () => {
+    const a = api();
+    await seedRollout(a);
+    await seedState(a, awaitingApproval());
+    const doc = rolloutDoc();
+    (doc.spec as { workloadRef: { name: string } }).workloadRef.name = 'other';
+    const res = await a.call('PUT', PATH, doc);
+    assert.equal(res.status, 422);
+    assert.equal((res.json.error as { issues: { path: string }[] }).issues[0]?.path, 'spec.workloadRef');
+  });
+
+  test('when queueing fails the spec is kept and the answer is a 503 saying a retry is safe', async () => {
+    const a = api();
+    a.queue.failWith = new Error('SQS down');
+    const res = await a.call('PUT', PATH, rolloutDoc());
+    assert.equal(res.status, 503);
+    assert.match((res.json.error as { message: string }).message, /repeating the request is safe/);
+    assert.equal((await a.store.load(KEY)).spec?.specVersion, 1);
+    a.queue.failWith = null;
+    const retry = await a.call('PUT', PATH, rolloutDoc());
+    assert.deepEqual([retry.status, retry.json.unchanged, a.queue.sent.length], [200, true, 1]);
+  });
+});

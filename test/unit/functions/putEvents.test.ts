@@ -1,0 +1,59 @@
+// PutEvents partial failures: only the failed entries are sent again, permanent failures stop at
+// once. The client is a scripted stand-in (the emulator never answers with partial failures).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EventBridgeClient, PutEventsCommand, PutEventsRequestEntry, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
+import { EventPublishError, putEventsReliably } from '../../../shared/adapters/eventbridge/putEvents.ts';
+import { Meter } from '../../../shared/reconcile/meter.ts';
+
+type Answer = (entries: PutEventsRequestEntry[]) => PutEventsResultEntry[];
+
+function client(answers: Answer[]): { client: EventBridgeClient; sent: string[][] } {
+  const sent: string[][] = [];
+  const fake = {
+    send: async (command: PutEventsCommand) => {
+      const entries = command.input.Entries ?? [];
+      sent.push(entries.map((e) => e.DetailType ?? ''));
+      const answer: Answer = answers.shift() ?? ((es) => es.map(() => ({ EventId: 'ok' })));
+      const results = answer(entries);
+      return { FailedEntryCount: results.filter((r) => r.ErrorCode).length, Entries: results };
+    },
+  };
+  return { client: fake as unknown as EventBridgeClient, sent };
+}
+
+const entries = (n: number): PutEventsRequestEntry[] => Array.from({ length: n }, (_, i) => ({ DetailType: `e${i}`, Source: 's', Detail: '{}' }));
+const opts = () => ({ meter: new Meter(), backoffMs: () => 0 });
+
+describe('putEventsReliably', () => {
+  test('sends in chunks of ten', async () => {
+    const c = client([]);
+    await putEventsReliably(c.client, entries(21), opts());
+    assert.deepEqual(c.sent.map((s) => s.length), [10, 10, 1]);
+  });
+
+  test('re-sends only the entries that failed, until they are accepted', async () => {
+    const c = client([
+      (es) => es.map((e) => (e.DetailType === 'e1' ? { ErrorCode: 'ThrottlingException', ErrorMessage: 'slow down' } : { EventId: 'ok' })),
+      (es) => es.map(() => ({ ErrorCode: 'InternalFailure' })),
+    ]);
+    await putEventsReliably(c.client, entries(3), opts());
+    assert.deepEqual(c.sent, [['e0', 'e1', 'e2'], ['e1'], ['e1']]);
+  });
+
+  test('gives up after the last attempt with every failure named', async () => {
+    const c = client(Array.from({ length: 4 }, () => (es: PutEventsRequestEntry[]) => es.map(() => ({ ErrorCode: 'InternalFailure', ErrorMessage: 'oops' }))));
+    await assert.rejects(putEventsReliably(c.client, entries(2), opts()), (err: unknown) => {
+      assert.ok(err instanceof EventPublishError);
+      assert.deepEqual(err.failures.map((f) => f.detailType), ['e0', 'e1']);
+      return true;
+    });
+    assert.equal(c.sent.length, 4);
+  });
+
+  test('a failure retrying cannot fix stops at once', async () => {
+    const c = client([(es) => es.map(() => ({ ErrorCode: 'MalformedDetail', ErrorMessage: 'bad json' }))]);
+    await assert.rejects(putEventsReliably(c.client, entries(1), opts()), EventPublishError);
+    assert.equal(c.sent.length, 1);
+  });
+});

@@ -1,0 +1,121 @@
+// One SQS batch → one reconcile per key, partial failures per key, follow-up messages.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeReconcileMessage } from '../../../shared/adapters/sqs/messages.ts';
+import { reconcileBatch, type BatchRecord, type ReconcileBatchDeps } from '../../../shared/app/reconcileBatch.ts';
+import { Meter } from '../../../shared/reconcile/meter.ts';
+import type { ReconcileResult, Trigger } from '../../../shared/reconcile/reconcile.ts';
+import type { RolloutKey } from '../../../shared/rollout/types.ts';
+import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
+import { ManualClock, T0 } from '../../support/stateStoreFixtures.ts';
+
+const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
+const api: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'api' };
+
+function record(id: string, key: RolloutKey, reason = 'api'): BatchRecord {
+  return { messageId: id, body: encodeReconcileMessage(key, reason) };
+}
+
+function watchEvent(id: string, key: RolloutKey): BatchRecord {
+  const event = { version: '0', id: 'e1', 'detail-type': 'Workload Changed', source: 'serverless-rollouts.watch', detail: { ...key, reasons: ['ReplicaSet web-1 MODIFIED'] } };
+  return { messageId: id, body: JSON.stringify(event) };
+}
+
+function result(overrides: Partial<ReconcileResult> = {}): ReconcileResult {
+  return { outcome: 'noop', phase: 'Healthy', requeueSeconds: null, wakeAt: null, writes: 0, counts: new Meter().snapshot(), ...overrides };
+}
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} };
+
+function deps(run: ReconcileBatchDeps['run'], queue = new MemoryQueue()): ReconcileBatchDeps & { queue: MemoryQueue } {
+  return { run, queue, clock: new ManualClock(), log: silent };
+}
+
+describe('reconcile batch', () => {
+  test('several messages for one key make one reconcile, and none is reported failed', async () => {
+    const calls: string[] = [];
+    const out = await reconcileBatch([record('m1', web), record('m2', web, 'sweep'), record('m3', api)], deps(async (key, trigger) => {
+      calls.push(`${key.name}:${trigger}`);
+      return result();
+    }));
+    assert.deepEqual(calls.sort(), ['api:api', 'web:api']);
+    assert.deepEqual(out.failures, []);
+    assert.deepEqual(out.keys.find((k) => k.key.name === 'web')?.messageIds, ['m1', 'm2']);
+  });
+
+  test('a key whose reconcile throws fails all of its messages and only those', async () => {
+    const out = await reconcileBatch([record('m1', web), record('m2', api), record('m3', web)], deps(async (key) => {
+      if (key.name === 'web') throw new Error('apiserver unreachable');
+      return result();
+    }));
+    assert.deepEqual(out.failures, ['m1', 'm3']);
+  });
+
+  test('a watch event routed from EventBridge is decoded from its detail and runs as a watch trigger', async () => {
+    const triggers: Trigger[] = [];
+    await reconcileBatch([watchEvent('m1', web)], deps(async (_key, trigger) => {
+      triggers.push(trigger);
+      return result();
+    }));
+    assert.deepEqual(triggers, ['watch']);
+  });
+
+  test('a body that names no rollout is dropped, not retried forever', async () => {
+    let runs = 0;
+    const out = await reconcileBatch([{ messageId: 'm1', body: 'not json' }, { messageId: 'm2', body: '{"cluster":"prod"}' }], deps(async () => {
+      runs += 1;
+      return result();
+    }));
+    assert.deepEqual([runs, out.invalid, out.failures], [0, 2, []]);
+  });
+
+  test('a pass that asks to run again soon leaves a delayed message', async () => {
+    const d = deps(async () => result({ outcome: 'progressed', requeueSeconds: 0.2 }));
+    await reconcileBatch([record('m1', web)], d);
+    assert.deepEqual(d.queue.sent, [{ key: web, delaySeconds: 1, reason: 'requeue' }]);
+  });
+
+  test('a wake-up set by this pass within 15 minutes is scheduled as a delayed message; later ones are left to the sweep', async () => {
+    const soon = deps(async () => result({ outcome: 'progressed', wakeAt: new Date(T0.getTime() + 90_000).toISOString() }));
+    await reconcileBatch([record('m1', web)], soon);
+    assert.deepEqual(soon.queue.sent, [{ key: web, delaySeconds: 90, reason: 'wake' }]);
+    const later = deps(async () => result({ outcome: 'progressed', wakeAt: new Date(T0.getTime() + 3_600_000).toISOString() }));
+    await reconcileBatch([record('m1', web)], later);
+    assert.deepEqual(later.queue.sent, []);
+    const unchanged = deps(async () => result({ outcome: 'noop', wakeAt: new Date(T0.getTime() + 90_000).toISOString() }));
+    await reconcileBatch([record('m1', web)], unchanged);
+    assert.deepEqual(unchanged.queue.sent, []);
+  });
+
+  test('when the re-run cannot be queued the messages fail, so SQS delivers them again', async () => {
+    const queue = new MemoryQueue();
+    queue.failWith = new Error('throttled');
+    const out = await reconcileBatch([record('m1', web)], deps(async () => result({ requeueSeconds: 5 }), queue));
+    assert.deepEqual(out.failures, ['m1']);
+  });
+
+  test('keys run in parallel up to the limit', async () => {
+    let running = 0;
+    let peak = 0;
+    const releases: (() => void)[] = [];
+    const keys = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ ...web, name }));
+    const done = reconcileBatch(keys.map((k, i) => record(`m${i}`, k)), {
+      ...deps(async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running -= 1;
+        return result();
+      }),
+      concurrency: 2,
+    });
+    let finished = false;
+    void done.then(() => (finished = true));
+    // Let the workers start, then finish one pass at a time until the batch is done.
+    while (!finished) {
+      await new Promise((resolve) => setImmediate(resolve));
+      releases.shift()?.();
+    }
+    assert.equal(peak, 2);
+  });
+});
