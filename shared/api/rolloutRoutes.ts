@@ -1,7 +1,6 @@
 // Rollout documents: apply (PUT), list, get, status, history. Commands live in commandRoutes.ts.
 import { isDeepStrictEqual } from 'node:util';
-import { NotFoundError, ValidationError } from '../errors.ts';
-import type { FieldIssue } from '../errors.ts';
+import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
 import type { LoadedRollout, StoredSpec } from '../reconcile/ports.ts';
 import { parseRollout } from '../rollout/spec.ts';
 import type { RolloutKey, RolloutSpec } from '../rollout/types.ts';
@@ -29,8 +28,17 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   const loaded = await deps.store.load(key);
   if (isBeingDeleted(loaded.state.state)) throw new HttpError(409, `${describeKey(key)} is being deleted; apply again once it is gone`);
   const previous = loaded.spec;
-  if (previous && loaded.state.state.release && !isDeepStrictEqual(previous.spec.workloadRef, spec.workloadRef)) {
-    throw unprocessable([{ path: 'spec.workloadRef', reason: 'cannot change while a release is in progress (abort it or wait until it ends)' }]);
+  if (previous && loaded.state.state.release) {
+    // As Kruise's validator: the workload and the number of steps are fixed while a release runs
+    // (the current step index must keep meaning the same batch); replicas and pauses may change.
+    const midRelease: FieldIssue[] = [];
+    if (!isDeepStrictEqual(previous.spec.workloadRef, spec.workloadRef)) {
+      midRelease.push({ path: 'spec.workloadRef', reason: 'cannot change while a release is in progress (abort it or wait until it ends)' });
+    }
+    if (previous.spec.steps.length !== spec.steps.length) {
+      midRelease.push({ path: 'spec.strategy.canary.steps', reason: `the number of steps (${previous.spec.steps.length}) cannot change while a release is in progress` });
+    }
+    if (midRelease.length > 0) throw unprocessable(midRelease);
   }
   if (previous && sameJson(previous.spec, spec) && sameJson(previous.document, document)) {
     await requestReconcile(deps, key);

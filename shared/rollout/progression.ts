@@ -58,6 +58,13 @@ function progressSteps(d: Draft, rel: Release): void {
     rel.stepStartedAt = now.toISOString();
     rel.stepReadyAt = null;
   }
+  if (rel.stepIndex >= d.spec.steps.length) {
+    // The spec lost steps mid-release (the API refuses that; another writer may not): redo the last one.
+    rel.stepIndex = d.spec.steps.length - 1;
+    rel.stepState = 'Upgrading';
+    rel.stepStartedAt = now.toISOString();
+    rel.stepReadyAt = null;
+  }
   // Each pass may finish a step and start the next; the bound only guards against a bug looping.
   for (let pass = 0; pass <= d.spec.steps.length; pass += 1) {
     const step = d.spec.steps[rel.stepIndex];

@@ -140,6 +140,17 @@ describe('apply', () => {
     assert.equal((res.json.error as { issues: { path: string }[] }).issues[0]?.path, 'spec.workloadRef');
   });
 
+  test('the number of steps cannot change while a release is in progress; their replicas and pauses can', async () => {
+    const a = api();
+    await seedRollout(a);
+    await seedState(a, awaitingApproval());
+    const fewer = await a.call('PUT', PATH, rolloutDoc({ steps: [{ replicas: 1 }, { replicas: '100%' }] }));
+    assert.equal(fewer.status, 422);
+    assert.deepEqual((fewer.json.error as { issues: unknown }).issues, [{ path: 'spec.strategy.canary.steps', reason: 'the number of steps (3) cannot change while a release is in progress' }]);
+    const tuned = await a.call('PUT', PATH, rolloutDoc({ steps: [{ replicas: 2, pause: {} }, { replicas: '60%', pause: { duration: 30 } }, { replicas: '100%' }] }));
+    assert.equal(tuned.status, 200);
+  });
+
   test('when queueing fails the spec is kept and the answer is a 503 saying a retry is safe', async () => {
     const a = api();
     a.queue.failWith = new Error('SQS down');

@@ -110,6 +110,21 @@ describe('plan: pause, abort, undo and failures', () => {
   });
 });
 
+describe('plan: spec changes mid-release', () => {
+  it('redoes the last step when the spec lost steps under a running release', () => {
+    const d = setup(10);
+    d.sim.setImage('app:v2');
+    d.settle();
+    d.settle([command({ type: 'approve' })]);
+    assert.equal(d.state.release?.stepIndex, 1);
+    d.spec = rolloutSpec({ steps: steps('1') });
+    d.settle();
+    assert.equal(d.state.release?.stepIndex, 0);
+    assert.equal(d.state.release?.stepState, 'StepPaused', 'the remaining step waits for its approval again');
+    assert.equal(d.sim.count(V2), 1, 'pods go back toward stable (the safe direction), never on without the approval');
+  });
+});
+
 describe('plan: release windows and scheduled starts', () => {
   const window = { days: ['Mon', 'Tue', 'Wed', 'Thu', 'Fri'] as const, start: '09:00', end: '17:00', timeZone: 'UTC' };
 
