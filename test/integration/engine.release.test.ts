@@ -2,7 +2,7 @@
 // only through reconcile on the real control plane and DynamoDB, watched for invariants.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, sleep, type Snapshot } from '../support/engine.ts';
+import { activeReplicaSets, Engine, podCounts, sleep } from '../support/engine.ts';
 import { ORIGINAL_STRATEGY } from '../../shared/workloads/deployment/deploymentObjects.ts';
 
 const V1 = 'registry.invalid/web:v1';
@@ -20,7 +20,7 @@ describe('a release through reconcile on the real control plane', () => {
     await s.setImage(V2);
 
     let snap = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1 to be ready');
-    assert.deepEqual(counts(snap), { [V1]: [9, 9], [V2]: [1, 1] });
+    assert.deepEqual(podCounts(snap), { [V1]: [9, 9], [V2]: [1, 1] });
 
     // Nothing advances without approval: more reconciles write nothing, anywhere.
     for (let i = 0; i < 4; i += 1) {
@@ -29,11 +29,11 @@ describe('a release through reconcile on the real control plane', () => {
       assert.equal(r.counts['ddb.write'], 0);
       await sleep(300);
     }
-    assert.deepEqual(counts(await s.snapshot()), { [V1]: [9, 9], [V2]: [1, 1] });
+    assert.deepEqual(podCounts(await s.snapshot()), { [V1]: [9, 9], [V2]: [1, 1] });
 
     await s.command({ type: 'approve' });
     snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 to be ready');
-    assert.deepEqual(counts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
+    assert.deepEqual(podCounts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
 
     await s.command({ type: 'approve' });
     let finalPods: string[] = [];
@@ -42,7 +42,7 @@ describe('a release through reconcile on the real control plane', () => {
       return x.state.phase === 'Completed';
     }, 'the release to complete');
 
-    assert.deepEqual(counts(snap), { [V2]: [10, 10] });
+    assert.deepEqual(podCounts(snap), { [V2]: [10, 10] });
     assert.equal(activeReplicaSets(snap).length, 1, 'exactly one active ReplicaSet');
     assert.equal(snap.replicaSets.length, 2, 'no extra ReplicaSet: the native controller adopted ours');
     assert.deepEqual([...(snap.pods[V2]?.uids ?? [])].sort(), finalPods, 'no pod was restarted by finishing');
@@ -55,6 +55,3 @@ describe('a release through reconcile on the real control plane', () => {
   });
 });
 
-function counts(s: Snapshot): Record<string, [number, number]> {
-  return Object.fromEntries(Object.entries(s.pods).map(([image, p]) => [image, [p.total, p.ready]]));
-}

@@ -2,7 +2,7 @@
 // control plane + DynamoDB, with the invariant watcher running throughout.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
+import { activeReplicaSets, Engine, podCounts, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
 import { NEVER_READY_LABEL } from '../support/kube.ts';
 import { EVENT } from '../../shared/rollout/events.ts';
 
@@ -37,7 +37,7 @@ describe('release engine scenarios on the real control plane', () => {
       (x) => x.state.release?.observedReplicas === 20 && x.state.release.stepState === 'StepPaused' && (x.pods[V2]?.ready ?? 0) === 10 && (x.pods[V1]?.ready ?? 0) === 10,
       'batch 2 against 20 replicas',
     );
-    assert.deepEqual(counts(snap), { [V1]: [10, 10], [V2]: [10, 10] });
+    assert.deepEqual(podCounts(snap), { [V1]: [10, 10], [V2]: [10, 10] });
     assert.ok(engine.events.events.some((e) => e.type === EVENT.BatchRestarted && e.rollout.namespace === s.namespace));
     finish(s);
   });
@@ -59,7 +59,7 @@ describe('release engine scenarios on the real control plane', () => {
     assert.deepEqual(replicaSpecs(await s.snapshot()), specs, 'no ReplicaSet was scaled while paused');
     await s.command({ type: 'resume' });
     const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 after resume');
-    assert.deepEqual(counts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
+    assert.deepEqual(podCounts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
     finish(s);
   });
 
@@ -71,7 +71,7 @@ describe('release engine scenarios on the real control plane', () => {
     await s.reconcileUntil((x) => (x.pods[V2]?.total ?? 0) >= 3, 'batch 2 under way');
     await s.command({ type: 'abort' });
     const snap = await s.reconcileUntil((x) => x.state.phase === 'Aborted', 'the abort');
-    assert.deepEqual(counts(snap), { [V1]: [10, 10] });
+    assert.deepEqual(podCounts(snap), { [V1]: [10, 10] });
     assertHealthyAt(snap, V1);
     finish(s);
   });
@@ -82,7 +82,7 @@ describe('release engine scenarios on the real control plane', () => {
     await s.reconcileUntil((x) => x.state.phase === 'Completed', 'the release');
     await s.command({ type: 'undo', toRevision: 1 });
     const snap = await s.reconcileUntil((x) => x.state.phase === 'Completed' && x.state.lastRelease?.kind === 'undo', 'the undo');
-    assert.deepEqual(counts(snap), { [V1]: [10, 10] });
+    assert.deepEqual(podCounts(snap), { [V1]: [10, 10] });
     assertHealthyAt(snap, V1);
     finish(s);
   });
@@ -101,7 +101,7 @@ describe('release engine scenarios on the real control plane', () => {
     const s = await started('rollback', { replicas: 4, spec: { progressDeadlineSeconds: 4, rollbackOnFailure: true } });
     await s.setTemplate(V2, { [NEVER_READY_LABEL]: 'true' });
     const snap = await s.reconcileUntil((x) => x.state.phase === 'Failed' && x.state.release === null, 'the automatic rollback', 40_000);
-    assert.deepEqual(counts(snap), { [V1]: [4, 4] });
+    assert.deepEqual(podCounts(snap), { [V1]: [4, 4] });
     assertHealthyAt(snap, V1);
     finish(s);
   });
@@ -122,7 +122,7 @@ describe('release engine scenarios on the real control plane', () => {
       assert.match(closed.state.message, /outside the release windows; next opens at/);
       engine.clock.set(new Date(Date.parse(`${day}T09:00:00.000Z`) + 86_400_000));
       const open = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1 once the window opened');
-      assert.deepEqual(counts(open), { [V1]: [9, 9], [V2]: [1, 1] });
+      assert.deepEqual(podCounts(open), { [V1]: [9, 9], [V2]: [1, 1] });
     } finally {
       engine.clock.offsetMs = 0;
     }
@@ -130,9 +130,6 @@ describe('release engine scenarios on the real control plane', () => {
   });
 });
 
-function counts(s: Snapshot): Record<string, [number, number]> {
-  return Object.fromEntries(Object.entries(s.pods).map(([image, p]) => [image, [p.total, p.ready]]));
-}
 
 function replicaSpecs(s: Snapshot): Record<string, number> {
   return Object.fromEntries(s.replicaSets.map((r) => [r.metadata?.name ?? '', r.spec?.replicas ?? 0]));

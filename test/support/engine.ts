@@ -207,6 +207,11 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/** [live pods, ready pods] per image, for compact assertions on a snapshot. */
+export function podCounts(s: Snapshot): Record<string, [number, number]> {
+  return Object.fromEntries(Object.entries(s.pods).map(([image, p]) => [image, [p.total, p.ready]]));
+}
+
 /** Active ReplicaSets (spec.replicas > 0). */
 export function activeReplicaSets(s: Snapshot): V1ReplicaSet[] {
   return s.replicaSets.filter((r) => (r.spec?.replicas ?? 0) > 0);
