@@ -15,7 +15,7 @@ import type { WorkloadKind } from '../rollout/types.ts';
 import type { BatchingQueue } from './sweep.ts';
 
 /** Workload kinds with a driver (lambdaDeps.ts wires the drivers themselves); apply refuses the others. */
-export const SUPPORTED_KINDS: readonly WorkloadKind[] = ['Deployment'];
+export const SUPPORTED_KINDS: readonly WorkloadKind[] = ['Deployment', 'StatefulSet'];
 
 export interface CoreDeps {
   config: Config;

@@ -13,6 +13,7 @@ import type { WorkloadKind } from '../rollout/types.ts';
 import type { WatchClusters } from '../watch/types.ts';
 import type { WorkloadDriver } from '../workloads/driver.ts';
 import { deploymentDriver } from '../workloads/deployment/driver.ts';
+import { statefulSetDriver } from '../workloads/statefulset/driver.ts';
 import { SUPPORTED_KINDS, buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
 
 export interface AppDeps extends CoreDeps {
@@ -29,7 +30,7 @@ export interface BuildOptions extends CoreBuildOptions {
   clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
 }
 
-const DRIVERS: Partial<Record<WorkloadKind, WorkloadDriver>> = { Deployment: deploymentDriver };
+const DRIVERS: Partial<Record<WorkloadKind, WorkloadDriver>> = { Deployment: deploymentDriver, StatefulSet: statefulSetDriver };
 
 export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
   const core = buildCoreDeps(config, opts);

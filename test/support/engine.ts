@@ -1,19 +1,21 @@
 // The engine on real components, for integration tests: the real local Kubernetes control plane,
 // embedded DynamoDB (dynalite), the DynamoDB state store, the Kubernetes adapter with the
-// least-privilege token, the Deployment driver and `reconcile`. Scenarios only ever move a release
-// by calling reconcile (never the planner directly) and assert on the cluster's real objects.
-import { AppsV1Api, CoreV1Api, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
+// least-privilege token, the Deployment and StatefulSet drivers and `reconcile`. Scenarios only ever
+// move a release by calling reconcile (never the planner directly) and assert on the cluster's real objects.
+import { AppsV1Api, CoreV1Api, type V1ControllerRevision, type V1Pod, type V1ReplicaSet, type V1StatefulSet, type V1StatefulSetSpec } from '@kubernetes/client-node';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
 import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import { reconcile } from '../../shared/reconcile/reconcile.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
-import type { CommandBody, ReleaseState, RolloutKey } from '../../shared/rollout/types.ts';
+import type { CommandBody, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';
 import { deploymentDriver } from '../../shared/workloads/deployment/driver.ts';
+import { statefulSetDriver } from '../../shared/workloads/statefulset/driver.ts';
 import { startDynalite } from './dynalite.ts';
 import { CollectingPublisher } from './fakes/collectingPublisher.ts';
 import { InvariantWatcher } from './invariants.ts';
+import type { AuditPolicyRule } from '../../shared/adapters/local/controlPlane.ts';
 import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
 import { TestClock } from './testClock.ts';
 
@@ -26,6 +28,8 @@ export interface RolloutOptions {
   /** Extra fields under spec (progressDeadlineSeconds, rollbackOnFailure, releaseWindows, startAt…). */
   spec?: Record<string, unknown>;
   failureThreshold?: number | string;
+  /** Use exactly this namespace (created here) instead of `<prefix>-<random>`: audit rules name namespaces. */
+  namespace?: string;
 }
 
 export class Engine {
@@ -41,11 +45,20 @@ export class Engine {
     this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter });
   }
 
-  /** `auditLog`: record the product user's requests at the apiserver (cluster.auditEvents()). */
-  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean } = {}): Promise<Engine> {
-    const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 300, auditLog: opts.auditLog ?? false });
+  /**
+   * `auditLog`: record the product user's requests at the apiserver (cluster.auditEvents());
+   * `auditRules`: record more (ControlPlaneOptions.auditRules); `nodes`: fake nodes (default 3);
+   * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity()).
+   */
+  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean } = {}): Promise<Engine> {
+    const cluster = await startTestCluster({
+      podReadyDelayMs: opts.podReadyDelayMs ?? 300,
+      auditLog: opts.auditLog ?? false,
+      ...(opts.auditRules ? { auditRules: opts.auditRules } : {}),
+      ...(opts.nodes === undefined ? {} : { nodes: opts.nodes }),
+    });
     try {
-      return new Engine(cluster, await startDynalite());
+      return new Engine(cluster, await startDynalite(opts.captureCapacity ? { captureCapacity: true } : {}));
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -60,7 +73,7 @@ export class Engine {
     return {
       store: this.store,
       clusters: { client: async () => this.client },
-      drivers: { Deployment: deploymentDriver },
+      drivers: { Deployment: deploymentDriver, StatefulSet: statefulSetDriver },
       events: this.events,
       clock: this.clock,
       meter: this.meter,
@@ -70,25 +83,53 @@ export class Engine {
 
   /** A namespace with a ready Deployment `web` and its Rollout applied (SPEC stored, not reconciled yet). */
   async scenario(prefix: string, opts: RolloutOptions = {}): Promise<Scenario> {
-    const namespace = await this.cluster.createNamespace(prefix);
+    const namespace = opts.namespace ?? (await this.cluster.createNamespace(prefix));
+    if (opts.namespace) await this.cluster.admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
     const replicas = opts.replicas ?? 10;
     const deployment: DeploymentOptions = { replicas, image: 'registry.invalid/web:v1' };
     if (opts.strategy) deployment.strategy = opts.strategy;
     await this.cluster.createDeployment(namespace, 'web', deployment);
     const s = new Scenario(this, namespace);
     await s.waitForPods('registry.invalid/web:v1', replicas);
+    await this.applyRollout(s.key, 'Deployment', opts);
+    return s;
+  }
+
+  /**
+   * A namespace with a ready StatefulSet `web` (image v1, container `app`) and its Rollout applied.
+   * `statefulSet` overrides spec fields (updateStrategy, podManagementPolicy…).
+   */
+  async statefulSetScenario(prefix: string, opts: RolloutOptions & { statefulSet?: Partial<V1StatefulSetSpec> } = {}): Promise<StatefulSetScenario> {
+    const namespace = await this.cluster.createNamespace(prefix);
+    const replicas = opts.replicas ?? 5;
+    const labels = { app: 'web' };
+    const body: V1StatefulSet = {
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web', labels },
+      spec: {
+        replicas, serviceName: 'web', selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'registry.invalid/web:v1' }] } },
+        ...opts.statefulSet,
+      },
+    };
+    await this.cluster.admin.makeApiClient(AppsV1Api).createNamespacedStatefulSet({ namespace, body });
+    const s = new StatefulSetScenario(this, namespace);
+    await s.waitForPods('registry.invalid/web:v1', replicas);
+    await this.applyRollout(s.key, 'StatefulSet', opts);
+    return s;
+  }
+
+  private async applyRollout(key: RolloutKey, kind: WorkloadKind, opts: RolloutOptions): Promise<void> {
     const doc = {
       apiVersion: ROLLOUTS_API_VERSION,
       kind: 'Rollout',
-      metadata: { name: 'web', namespace },
+      metadata: { name: 'web', namespace: key.namespace },
       spec: {
-        workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        workloadRef: { apiVersion: 'apps/v1', kind, name: 'web' },
         strategy: { canary: { steps: opts.steps ?? [{ replicas: 1 }, { replicas: '50%' }, { replicas: '100%' }], ...(opts.failureThreshold !== undefined ? { failureThreshold: opts.failureThreshold } : {}) } },
         ...opts.spec,
       },
     };
-    await this.store.putSpec(s.key, parseRollout(doc, { cluster: CLUSTER }), doc, 0);
-    return s;
+    await this.store.putSpec(key, parseRollout(doc, { cluster: CLUSTER }), doc, 0);
   }
 
   nextCommandId(): string {
@@ -215,4 +256,59 @@ export function podCounts(s: Snapshot): Record<string, [number, number]> {
 /** Active ReplicaSets (spec.replicas > 0). */
 export function activeReplicaSets(s: Snapshot): V1ReplicaSet[] {
   return s.replicaSets.filter((r) => (r.spec?.replicas ?? 0) > 0);
+}
+
+/** What a StatefulSet scenario asserts on: the set, its ControllerRevisions and its pods. */
+export interface StatefulSetSnapshot {
+  state: ReleaseState;
+  statefulSet: V1StatefulSet;
+  revisions: V1ControllerRevision[];
+  /** Live (non-terminating) pods per image. */
+  pods: PodsByImage;
+  /** Live pods by name (`web-<ordinal>`): image, controller-revision-hash, Ready. */
+  byName: Record<string, { image: string; revision: string; ready: boolean }>;
+}
+
+/** The StatefulSet `web` of a scenario: the Deployment reads of Scenario (snapshot, reconcileUntil) do not apply. */
+export class StatefulSetScenario extends Scenario {
+  override async setImage(image: string): Promise<void> {
+    const body = { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } };
+    await this.apps.patchNamespacedStatefulSet({ name: 'web', namespace: this.namespace, body }, mergePatchContainers);
+  }
+
+  override async scale(replicas: number): Promise<void> {
+    await this.apps.patchNamespacedStatefulSet({ name: 'web', namespace: this.namespace, body: { spec: { replicas } } }, mergePatch);
+  }
+
+  async setSnapshot(): Promise<StatefulSetSnapshot> {
+    const [state, statefulSet, revisions, podList] = await Promise.all([
+      this.state(),
+      this.apps.readNamespacedStatefulSet({ name: 'web', namespace: this.namespace }),
+      this.apps.listNamespacedControllerRevision({ namespace: this.namespace }),
+      this.core.listNamespacedPod({ namespace: this.namespace }),
+    ]);
+    const byName: StatefulSetSnapshot['byName'] = {};
+    for (const p of podList.items) {
+      if (p.metadata?.deletionTimestamp) continue;
+      byName[p.metadata?.name ?? '?'] = {
+        image: p.spec?.containers[0]?.image ?? '?',
+        revision: p.metadata?.labels?.['controller-revision-hash'] ?? '',
+        ready: p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+      };
+    }
+    return { state, statefulSet, revisions: revisions.items, pods: podsByImage(podList.items), byName };
+  }
+
+  /** Reconcile (as the queue would, honouring requeueSeconds) until `done` holds or time runs out. */
+  async reconcileUntilSet(done: (s: StatefulSetSnapshot) => boolean, what: string, timeoutMs = 60_000): Promise<StatefulSetSnapshot> {
+    const deadline = Date.now() + timeoutMs;
+    let snap: StatefulSetSnapshot | null = null;
+    while (Date.now() < deadline) {
+      const r = await this.reconcile();
+      snap = await this.setSnapshot();
+      if (done(snap)) return snap;
+      await sleep(Math.min(500, (r.requeueSeconds ?? 0.5) * 1000));
+    }
+    throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(snap && { phase: snap.state.phase, message: snap.state.message, pods: snap.byName, strategy: snap.statefulSet.spec?.updateStrategy, status: snap.statefulSet.status })}`);
+  }
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../../errors.ts';
 import { locateAssets } from './controlplane/assets.ts';
-import { auditFiles, readAuditEvents, writeAuditPolicy, type AuditEvent } from './controlplane/audit.ts';
+import { auditFiles, readAuditEvents, writeAuditPolicy, type AuditEvent, type AuditPolicyRule } from './controlplane/audit.ts';
 import {
   applyManifestFile,
   createFakeNodes,
@@ -38,7 +38,7 @@ import { httpProbe, waitUntilReady } from './controlplane/readiness.ts';
 
 export { NEVER_READY_LABEL, KWOK_NODE_ANNOTATION } from './controlplane/kwokConfig.ts';
 export { ROLLOUTS_USER, ROLLOUTS_GROUP } from './controlplane/credentials.ts';
-export type { AuditEvent } from './controlplane/audit.ts';
+export type { AuditEvent, AuditPolicyRule } from './controlplane/audit.ts';
 
 export interface ControlPlaneOptions {
   /** Where etcd data, PKI, kubeconfigs and logs go; kept by stop(). Default: a temp dir stop() removes. */
@@ -54,6 +54,12 @@ export interface ControlPlaneOptions {
    * (<dataDir>/audit.log, level Metadata, blocking), read back with auditEvents(). Default false.
    */
   auditLog?: boolean;
+  /**
+   * With auditLog: more audit policy rules, checked before the default one, e.g. every user's
+   * requests in the namespaces a benchmark uses (level Metadata), or request bodies (level Request).
+   * Default none: only the product's user is recorded.
+   */
+  auditRules?: AuditPolicyRule[];
 }
 
 export interface ControlPlane {
@@ -66,8 +72,9 @@ export interface ControlPlane {
   adminToken: string;
   rolloutsToken: string;
   /**
-   * Requests of the `serverless-rollouts` user the apiserver has completed so far, oldest first
-   * (stage ResponseComplete). Throws ConfigError unless started with `auditLog: true`.
+   * Requests of the `serverless-rollouts` user (and whatever `auditRules` add) the apiserver has
+   * completed so far, oldest first (stage ResponseComplete). Throws ConfigError unless started with
+   * `auditLog: true`.
    */
   auditEvents(): AuditEvent[];
   /** Kills every process it started (SIGTERM, then SIGKILL after a grace period) and waits for them. */
@@ -129,7 +136,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       kwokConfig: path.join(dataDir, 'kwok.yaml'),
       ...(opts.auditLog ? { audit: auditFiles(dataDir) } : {}),
     };
-    if (files.audit) writeAuditPolicy(files.audit.policyFile);
+    if (files.audit) writeAuditPolicy(files.audit.policyFile, opts.auditRules);
     writeKwokConfig(files.kwokConfig, { stagesDir: assets.stagesDir, podReadyDelayMs, cidr: POD_CIDR, nodeIP: NODE_IP });
     const start = (name: Parameters<typeof assets.binary>[0], args: string[]): Daemon => {
       const daemon = Daemon.start(name, assets.binary(name), args, logDir);

@@ -18,6 +18,19 @@ export interface AuditEvent {
   responseStatus?: { code?: number };
   requestReceivedTimestamp?: string;
   stageTimestamp?: string;
+  /** Which client sent it (the controllers, kwok and the scheduler all authenticate as admin here). */
+  userAgent?: string;
+  /** The request body, for rules at level Request or above. */
+  requestObject?: unknown;
+}
+
+/** One rule of an audit.k8s.io/v1 Policy (the fields we use). */
+export interface AuditPolicyRule {
+  level: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
+  users?: string[];
+  namespaces?: string[];
+  verbs?: string[];
+  resources?: { group?: string; resources?: string[] }[];
 }
 
 export interface AuditFiles {
@@ -33,14 +46,16 @@ export function auditFiles(dataDir: string): AuditFiles {
  * Metadata (who, verb, object, status; no bodies) for the product's user only, nothing for anyone
  * else: the controllers, kwok and the tests' admin client would otherwise fill the log with
  * thousands of lines a test never reads. One line per request (ResponseComplete; RequestReceived
- * is omitted).
+ * is omitted). `extraRules` come first (the first matching rule wins): a benchmark adds every
+ * user's requests in its own namespaces, or request bodies.
  */
-export function writeAuditPolicy(file: string): void {
+export function writeAuditPolicy(file: string, extraRules: readonly AuditPolicyRule[] = []): void {
   const policy = {
     apiVersion: 'audit.k8s.io/v1',
     kind: 'Policy',
     omitStages: ['RequestReceived'],
     rules: [
+      ...extraRules,
       { level: 'Metadata', users: [ROLLOUTS_USER] },
       { level: 'None' },
     ],
