@@ -9,6 +9,7 @@ import { errorResponse } from './httpError.ts';
 import { applyRollout, getRollout, listRollouts, rolloutHistory, rolloutStatus } from './rolloutRoutes.ts';
 import { matchRoute, type Route } from './routes.ts';
 import type { ApiDeps, ApiRequest, ApiResponse } from './types.ts';
+import { rolloutWorkload } from './workloadRoutes.ts';
 
 const ROLLOUT = '/v1/rollouts/:cluster/:namespace/:name';
 
@@ -19,6 +20,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', pattern: ROLLOUT, handle: commandRoute('delete') },
   { method: 'GET', pattern: `${ROLLOUT}/status`, handle: rolloutStatus },
   { method: 'GET', pattern: `${ROLLOUT}/history`, handle: rolloutHistory },
+  { method: 'GET', pattern: `${ROLLOUT}/workload`, handle: rolloutWorkload },
   ...COMMAND_VERBS.map((verb): Route => ({ method: 'POST', pattern: `${ROLLOUT}/${verb}`, handle: commandRoute(verb) })),
   { method: 'GET', pattern: '/v1/clusters', handle: listClusters },
   { method: 'PUT', pattern: '/v1/clusters/:name', handle: putCluster },

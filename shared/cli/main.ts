@@ -2,8 +2,17 @@
 // exports `register(program, io)` and list it in COMMANDS.
 import { Command, CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
+import * as apply from './commands/apply.ts';
+import * as get from './commands/get.ts';
+import * as history from './commands/history.ts';
+import * as list from './commands/list.ts';
 import * as plan from './commands/plan.ts';
+import * as release from './commands/release.ts';
+import * as serve from './commands/serve.ts';
+import * as status from './commands/status.ts';
+import * as undo from './commands/undo.ts';
 import * as validate from './commands/validate.ts';
+import * as verbs from './commands/verbs.ts';
 import { EXIT_CODES_HELP } from './help.ts';
 import { CliExit, EXIT, processIO } from './io.ts';
 import type { CliIO } from './io.ts';
@@ -12,7 +21,8 @@ interface CommandModule {
   register(program: Command, io: CliIO): void;
 }
 
-const COMMANDS: readonly CommandModule[] = [plan, validate];
+// In the order `rollouts --help` lists them: run local mode, change things, look at them, offline tools.
+const COMMANDS: readonly CommandModule[] = [serve, apply, release, verbs, undo, get, status, history, list, plan, validate];
 
 export function buildProgram(io: CliIO = processIO): Command {
   const program = new Command('rollouts')

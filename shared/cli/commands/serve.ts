@@ -1,0 +1,115 @@
+// `rollouts serve` (`npm start`): local mode in the foreground until Ctrl-C. See shared/local/localMode.ts.
+import { InvalidArgumentError, type Command } from 'commander';
+import { examplesHelp } from '../help.ts';
+import { CliExit, EXIT, type CliIO } from '../io.ts';
+import { runtimeOf } from '../runtime.ts';
+
+interface ServeFlags {
+  sandbox?: boolean;
+  port?: number;
+  podReadyMs?: number;
+  verbose?: boolean;
+}
+
+const POD_READY_ENV = 'ROLLOUTS_POD_READY_MS';
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+function wholeNumber(what: string, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) > max) throw new InvalidArgumentError(`${what} must be a whole number from 0 to ${max}.`);
+    return Number(value);
+  };
+}
+
+function clockTime(d: Date): string {
+  return d.toTimeString().slice(0, 8);
+}
+
+async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
+  const rt = runtimeOf(io);
+  const fromEnv = rt.env[POD_READY_ENV];
+  const podReadyDelayMs = flags.podReadyMs ?? (fromEnv ? wholeNumber(POD_READY_ENV, 600_000)(fromEnv) : undefined);
+  const log = (line: string): void => io.out(`${clockTime(rt.now())}  ${line}\n`);
+
+  // Ctrl-C is ours from the start: during start-up it aborts, afterwards it stops everything.
+  const stopRequested = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopRequested.signal.aborted) return;
+    log(`${signal}: stopping`);
+    stopRequested.abort();
+  };
+  for (const s of SIGNALS) process.on(s, onSignal);
+  const ours = new Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  try {
+    // Loaded here: the other verbs do not pay for dynalite, the Kubernetes client and the engine.
+    const [{ startLocalMode }, { resolveDataDir }, { renderBanner }, { DEFAULT_SANDBOX_POD_READY_MS }, { LOCAL_SWEEP_INTERVAL_MS }] = await Promise.all([
+      import('../../local/localMode.ts'), import('../../local/dataDir.ts'), import('../../local/banner.ts'), import('../../local/sandbox.ts'), import('../../local/sweepTimer.ts'),
+    ]);
+    const started = Date.now();
+    let local;
+    try {
+      local = await startLocalMode({
+        dataDir: resolveDataDir(rt.env, rt.cwd),
+        cluster: flags.sandbox ? 'sandbox' : 'auto',
+        ...(podReadyDelayMs === undefined ? {} : { podReadyDelayMs }),
+        ...(flags.port === undefined ? {} : { port: flags.port }),
+        env: rt.env,
+        log,
+        verbose: flags.verbose ?? false,
+      });
+    } catch (err) {
+      if (stopRequested.signal.aborted) {
+        log('stopped during start-up');
+        return;
+      }
+      throw new CliExit(EXIT.failed, `error: local mode did not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    } finally {
+      detachOtherSignalHandlers(ours);
+    }
+    io.out(`\n${renderBanner({
+      endpoint: local.endpoint, paths: local.paths, cluster: local.cluster, principal: local.principal,
+      podReadyDelayMs: local.cluster.kind === 'sandbox' ? (podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS) : null,
+      sweepSeconds: LOCAL_SWEEP_INTERVAL_MS / 1000, startupMs: Date.now() - started, cwd: rt.cwd,
+    })}\n`);
+    if (!stopRequested.signal.aborted) await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
+    const stopping = Date.now();
+    try {
+      await local.stop();
+    } catch (err) {
+      throw new CliExit(EXIT.failed, `error: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    log(`stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
+  } finally {
+    for (const s of SIGNALS) process.off(s, onSignal);
+  }
+}
+
+/**
+ * The local control plane installs a last-resort SIGINT/SIGTERM hook that SIGKILLs its daemons and
+ * re-raises the signal (for crashed tests). Local mode stops them gracefully itself on Ctrl-C, so
+ * the signal hooks added while starting are removed; the control plane's exit hook stays as the
+ * safety net should this process die without stopping.
+ */
+function detachOtherSignalHandlers(ours: Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>): void {
+  for (const [signal, before] of ours) {
+    for (const listener of process.listeners(signal)) if (!before.has(listener)) process.off(signal, listener);
+  }
+}
+
+export function register(program: Command, io: CliIO): void {
+  program
+    .command('serve')
+    .description('run local mode: the API, reconcile queue, sweep and watches in one process, against your kubeconfig\'s cluster or a sandbox')
+    .option('--sandbox', 'start a throwaway local Kubernetes control plane with a demo Deployment (the default when no kubeconfig answers)')
+    .option('--port <port>', 'API port on 127.0.0.1 (default: any free port; the URL is written to <data dir>/endpoint)', wholeNumber('--port', 65535))
+    .option('--pod-ready-ms <ms>', `sandbox: how long pods take to become ready (default 2000, or $${POD_READY_ENV})`, wholeNumber('--pod-ready-ms', 600_000))
+    .option('-v, --verbose', 'print every reconcile pass')
+    .addHelpText('after', `
+Data directory: ./.rollouts (or $ROLLOUTS_HOME): DynamoDB data, the sandbox, "endpoint" (the API URL
+while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0.
+${examplesHelp([
+      ['npm start', 'the same as `rollouts serve`'],
+      ['rollouts serve --sandbox --pod-ready-ms 200', 'always the sandbox, with fast pods'],
+    ])}`)
+    .action((flags: ServeFlags) => serve(flags, io));
+}

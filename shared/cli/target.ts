@@ -1,0 +1,76 @@
+// Which API a command talks to, and for which cluster:
+//   --endpoint URL / ROLLOUTS_ENDPOINT  → a deployed stack (SigV4); --cluster / ROLLOUTS_CLUSTER required
+//   else <data dir>/endpoint            → local mode (`npm start`); cluster "local" unless told otherwise
+//   else                                → a one-line error saying how to start local mode
+import { LOCAL_CLUSTER, dataDirPaths, resolveDataDir } from '../local/dataDir.ts';
+import { ConfigError } from '../errors.ts';
+import { ApiClient, type ApiTarget } from './client.ts';
+import { CliExit, EXIT, type CliIO } from './io.ts';
+import type { CliRuntime } from './runtime.ts';
+
+export interface TargetOptions {
+  endpoint?: string;
+  cluster?: string;
+}
+
+export interface ResolvedTarget {
+  client: ApiClient;
+  cluster: string;
+}
+
+export async function resolveTarget(opts: TargetOptions, rt: CliRuntime, io: CliIO): Promise<ResolvedTarget> {
+  const given = opts.endpoint ?? (rt.env.ROLLOUTS_ENDPOINT || undefined);
+  const clusterOf = (target: ApiTarget): string => {
+    const cluster = opts.cluster ?? (rt.env.ROLLOUTS_CLUSTER || undefined);
+    if (cluster !== undefined) return cluster;
+    if (target.mode === 'local') return LOCAL_CLUSTER;
+    throw new CliExit(EXIT.usage, 'error: a deployed API serves many clusters: give --cluster <name> or set ROLLOUTS_CLUSTER');
+  };
+  if (given !== undefined) {
+    const url = endpointUrl(given);
+    const target: ApiTarget = { mode: 'deployed', endpoint: url.toString() };
+    const cluster = clusterOf(target);
+    // Loaded only here: local-mode commands do not pay for the AWS SDK's credential chain.
+    const { signingRegion, sigv4Signer } = await import('./sigv4.ts');
+    let region: string;
+    try {
+      region = signingRegion(url, rt.env);
+    } catch (err) {
+      if (err instanceof ConfigError) throw new CliExit(EXIT.failed, `error: ${err.message}`, { cause: err });
+      throw err;
+    }
+    return { client: new ApiClient(target, { fetch: rt.fetch, signer: sigv4Signer(region) }), cluster };
+  }
+  const paths = dataDirPaths(resolveDataDir(rt.env, rt.cwd));
+  const local = await readEndpoint(io, paths.endpoint);
+  if (local === null) {
+    throw new CliExit(
+      EXIT.failed,
+      `error: no rollouts API to talk to: start local mode with \`npm start\` (no ${paths.endpoint}), or point at a deployed stack with --endpoint / ROLLOUTS_ENDPOINT`,
+    );
+  }
+  const target: ApiTarget = { mode: 'local', endpoint: local };
+  return { client: new ApiClient(target, { fetch: rt.fetch }), cluster: clusterOf(target) };
+}
+
+function endpointUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliExit(EXIT.usage, `error: --endpoint must be a URL such as https://<id>.lambda-url.<region>.on.aws/, not "${text}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CliExit(EXIT.usage, `error: --endpoint must be an http(s) URL, not "${text}"`);
+  return url;
+}
+
+/** The URL local mode wrote, or null when the file is absent (local mode not running). */
+async function readEndpoint(io: CliIO, file: string): Promise<string | null> {
+  try {
+    const text = (await io.readFile(file)).trim();
+    return text === '' ? null : text;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new CliExit(EXIT.failed, `error: cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}

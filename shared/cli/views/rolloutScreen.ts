@@ -1,0 +1,107 @@
+// The whole `rollouts get` screen: a header (kubectl-argo-rollouts' fields), the steps with the
+// current one marked, then the revision tree of the live workload. Pure: a snapshot and a time in,
+// text out, so --watch re-renders the same way and tests compare exact text.
+import type { GetResponse } from '../../api/types.ts';
+import type { WorkloadResponse, WorkloadRevision } from '../../api/workloadRoutes.ts';
+import type { ReleaseState } from '../../rollout/types.ts';
+import { batchTarget } from '../../rollout/arithmetic.ts';
+import { renderSteps } from './stepList.ts';
+import { displayStatus } from './symbols.ts';
+import { renderTree } from './workloadTree.ts';
+
+export interface RolloutSnapshot {
+  rollout: GetResponse;
+  workload: WorkloadResponse | null;
+  /** Why there is no workload: a deployed API without cluster access (503), a cluster error. */
+  workloadError: string | null;
+  fetchedAt: Date;
+}
+
+const LABEL_WIDTH = 17;
+
+function field(label: string, value: string, indent = ''): string {
+  return `${`${indent}${label}:`.padEnd(LABEL_WIDTH)}${value}`;
+}
+
+/** Revision id → tag: the release's target is the canary, the revision it started from the stable one. */
+export function revisionTags(state: ReleaseState): Record<string, string> {
+  const rel = state.release;
+  if (!rel) return state.stableRevision ? { [state.stableRevision]: 'stable' } : {};
+  // A rollback or undo moves pods back to a known-good revision: that one is the stable one.
+  if (rel.kind !== 'release') return { [rel.targetRevision]: 'stable' };
+  return { [rel.targetRevision]: 'canary', [rel.stableRevision]: 'stable' };
+}
+
+function percent(part: number, total: number): string {
+  return total === 0 ? '0%' : `${Math.round((part / total) * 100)}%`;
+}
+
+function imagesText(r: WorkloadRevision): string {
+  return Object.entries(r.images).map(([c, img]) => (Object.keys(r.images).length > 1 ? `${c}=${img}` : img)).join(', ');
+}
+
+function header(s: RolloutSnapshot): string[] {
+  const { rollout: key, spec, state } = s.rollout;
+  const rel = state.release;
+  const w = s.workload;
+  const lines = [
+    field('Name', key.name),
+    field('Namespace', key.namespace),
+    field('Cluster', key.cluster),
+    field('Status', displayStatus(state)),
+    field('Message', state.message || '-'),
+    field('Workload', `${spec.workloadRef.kind} ${spec.workloadRef.name}`),
+    field('Strategy', 'Canary (batches)'),
+  ];
+  const total = w?.replicas ?? rel?.observedReplicas ?? null;
+  if (rel?.kind === 'release') {
+    lines.push(field('Step', `${rel.stepIndex + 1}/${spec.steps.length}`, '  '));
+    const step = spec.steps[rel.stepIndex];
+    if (total !== null && step) {
+      const want = rel.finalizing ? total : batchTarget(spec.workloadRef.kind, step.replicas, total);
+      lines.push(field('SetWeight', `${percent(want, total)} (${want}/${total} pods)`, '  '));
+    }
+  } else if (state.phase === 'Completed' && state.lastRelease?.kind === 'release') {
+    lines.push(field('Step', `${spec.steps.length}/${spec.steps.length}`, '  '));
+  }
+  const byId = new Map((w?.revisions ?? []).map((r) => [r.id, r]));
+  const target = rel ? byId.get(rel.targetRevision) : undefined;
+  if (rel?.kind === 'release' && w && target) lines.push(field('ActualWeight', `${percent(target.ready, w.replicas)} (${target.ready}/${w.replicas} pods ready)`, '  '));
+  const tags = revisionTags(state);
+  const tagged = Object.entries(tags).flatMap(([id, tag]) => (byId.has(id) ? [`${imagesText(byId.get(id) as WorkloadRevision)} (${tag})`] : []));
+  tagged.forEach((t, i) => lines.push(i === 0 ? field('Images', t) : `${''.padEnd(LABEL_WIDTH)}${t}`));
+  const revision = (id: string | null | undefined): string => {
+    const number = id ? byId.get(id)?.number : undefined;
+    return !id ? '-' : number === undefined ? id : `${number} (${id})`;
+  };
+  if (rel) {
+    lines.push('Revisions:', field(rel.kind === 'release' ? 'Stable' : 'From', revision(rel.stableRevision), '  '), field('Target', revision(rel.targetRevision), '  '));
+  } else {
+    lines.push(field('Revision', revision(state.stableRevision)));
+  }
+  if (w) {
+    const sum = (f: (r: WorkloadRevision) => number): number => w.revisions.reduce((n, r) => n + f(r), 0);
+    const updated = target ?? w.revisions.find((r) => r.id === state.stableRevision);
+    lines.push(
+      'Replicas:',
+      field('Desired', String(w.replicas), '  '),
+      field('Current', String(sum((r) => r.current)), '  '),
+      field('Updated', String(updated?.current ?? 0), '  '),
+      field('Ready', String(sum((r) => r.ready)), '  '),
+      field('Available', String(sum((r) => r.available)), '  '),
+    );
+  }
+  return lines;
+}
+
+export function renderRollout(s: RolloutSnapshot, now: Date): string {
+  const { spec, state } = s.rollout;
+  const parts = [header(s).join('\n'), renderSteps(spec, state, s.workload?.replicas ?? state.release?.observedReplicas ?? null, now)];
+  if (s.workload) {
+    const elapsedSeconds = Math.max(0, Math.floor((now.getTime() - s.fetchedAt.getTime()) / 1000));
+    parts.push(renderTree({ name: spec.name, status: displayStatus(state), workload: s.workload, tags: revisionTags(state), elapsedSeconds }));
+  } else if (s.workloadError) {
+    parts.push(`(no revision tree: ${s.workloadError})`);
+  }
+  return `${parts.join('\n\n')}\n`;
+}

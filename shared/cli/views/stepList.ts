@@ -1,0 +1,61 @@
+// The steps of a rollout with the current one marked and what it is doing, as kubectl-kruise's
+// `describe rollout` lists them: done steps ✔, the current one with its state, the rest plain.
+import { batchTarget } from '../../rollout/arithmetic.ts';
+import { stepPauseLabel } from '../../rollout/spec.ts';
+import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
+import { formatTable } from '../table.ts';
+import { ICON } from './symbols.ts';
+
+/** What the current step is doing, e.g. "awaiting approval" or "pausing 60s (42s left)". */
+export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date): string {
+  const rel = state.release;
+  if (!rel) return '';
+  if (rel.failure) return `failed: ${rel.failure}`;
+  if (state.userPaused || spec.paused) return 'paused (rollouts resume)';
+  if (rel.gated) return state.message;
+  const pause = spec.steps[rel.stepIndex]?.pause;
+  switch (rel.stepState) {
+    case 'Upgrading':
+      return 'moving pods';
+    case 'Verifying':
+      return 'waiting for pods to be ready';
+    case 'StepReady':
+      return 'ready';
+    case 'StepPaused': {
+      if (pause?.type !== 'timed') return `awaiting approval (rollouts approve ${spec.name})`;
+      const left = state.nextWakeAt ? Math.ceil((Date.parse(state.nextWakeAt) - now.getTime()) / 1000) : NaN;
+      return `pausing ${pause.seconds}s${Number.isFinite(left) && left > 0 ? ` (${left}s left)` : ''}`;
+    }
+  }
+}
+
+function currentMark(state: ReleaseState): string {
+  const rel = state.release;
+  if (!rel) return ' ';
+  if (rel.failure) return ICON.bad;
+  if (state.userPaused || rel.stepState === 'StepPaused') return ICON.paused;
+  if (rel.stepState === 'StepReady') return ICON.ok;
+  return ICON.progressing;
+}
+
+/** "Steps:" and one line per step; `replicas` is the workload's N (for the pod counts). */
+export function renderSteps(spec: RolloutSpec, state: ReleaseState, replicas: number | null, now: Date): string {
+  const rel = state.release?.kind === 'release' ? state.release : null;
+  const completed = !rel && state.phase === 'Completed' && state.lastRelease?.kind === 'release';
+  const rows = spec.steps.map((step, i) => {
+    let mark = ' ';
+    let note = '';
+    if (completed || (rel && (rel.finalizing || i < rel.stepIndex))) mark = ICON.ok;
+    else if (rel && i === rel.stepIndex) {
+      mark = currentMark(state);
+      note = `◀ ${stepStateLabel(spec, state, now)}`;
+    }
+    const pods = replicas === null ? '' : `${batchTarget(spec.workloadRef.kind, step.replicas, replicas)}/${replicas}`;
+    const pause = step.pause.type === 'none' ? '' : `pause: ${stepPauseLabel(step.pause)}`;
+    return [mark, `${i + 1}.`, `replicas: ${step.replicas}`, pods, pause, note];
+  });
+  const lines = formatTable(rows).split('\n').map((l) => `  ${l}`.trimEnd());
+  if (rel?.finalizing) lines.push(`  ${ICON.progressing} finishing: every pod to the new revision, then handing back to the Deployment controller`);
+  if (state.release && state.release.kind !== 'release') lines.push(`  ${ICON.progressing} ${state.message}`);
+  return `Steps:\n${lines.join('\n')}`;
+}

@@ -1,0 +1,65 @@
+// What `rollouts serve` prints once everything is up: what runs where, and the next commands.
+import path from 'node:path';
+import type { LocalCluster } from './localMode.ts';
+import type { DataDirPaths } from './dataDir.ts';
+
+export interface BannerInput {
+  endpoint: string;
+  paths: DataDirPaths;
+  cluster: LocalCluster;
+  principal: string;
+  podReadyDelayMs: number | null;
+  sweepSeconds: number;
+  startupMs: number;
+  cwd: string;
+}
+
+/** A path relative to the working directory when it is inside it (shorter, copy-pasteable). */
+function shown(p: string, cwd: string): string {
+  const rel = path.relative(cwd, p);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
+}
+
+export function renderBanner(b: BannerInput): string {
+  const c = b.cluster;
+  const dynamo = c.kind === 'sandbox' ? b.paths.sandboxDynamodb : b.paths.dynamodb;
+  const lines = [
+    `serverless-rollouts local mode is up (${(b.startupMs / 1000).toFixed(1)} s)`,
+    '',
+    `  API       ${b.endpoint}  (in ${shown(b.paths.endpoint, b.cwd)}; commands are recorded as "${b.principal}")`,
+    `  state     embedded DynamoDB (dynalite) in ${shown(dynamo, b.cwd)}`,
+    `  engine    reconcile queue in process, sweep every ${b.sweepSeconds} s, watches on Deployments and ReplicaSets`,
+  ];
+  if (c.kind === 'sandbox') {
+    const images = Object.entries(c.demo.images).map(([k, v]) => `${k}=${v}`).join(', ');
+    lines.push(
+      `  cluster   "local" = sandbox Kubernetes ${c.version} at ${c.server}`,
+      `            (kwok nodes; pods become ready ${b.podReadyDelayMs ?? '?'} ms after scheduling; recreated at every start)`,
+      `            Deployment ${c.demo.namespace}/${c.demo.name}: ${c.demo.replicas} replicas, ${images}`,
+    );
+    if (c.why) lines.push(`            sandbox because ${c.why}`);
+  } else {
+    lines.push(`  cluster   "local" = context "${c.context}" of ${c.source}: ${c.server} (Kubernetes ${c.version})`);
+  }
+  lines.push(`  kubectl   KUBECONFIG=${shown(b.paths.kubeconfig, b.cwd)} kubectl get pods`);
+  lines.push('', 'Next, in another terminal:');
+  if (c.kind === 'sandbox') {
+    const [container = 'app', image = 'nginx:1.27'] = Object.entries(c.demo.images)[0] ?? [];
+    lines.push(
+      '  npx rollouts apply -f examples/rollout.yaml',
+      `  npx rollouts release ${c.demo.name} --image ${container}=${nextTag(image)}`,
+      `  npx rollouts get ${c.demo.name} --watch`,
+      `  npx rollouts approve ${c.demo.name}`,
+    );
+  } else {
+    lines.push('  kubectl apply -f examples/deployment.yaml   (if the cluster has no Deployment "web" yet)', '  npx rollouts apply -f examples/rollout.yaml', '  npx rollouts get web --watch');
+  }
+  lines.push('', 'Ctrl-C stops everything.', '');
+  return lines.join('\n');
+}
+
+/** nginx:1.27 → nginx:1.28: a plausible next image for the example command. */
+export function nextTag(image: string): string {
+  const m = /^(.*:)(\d+)\.(\d+)$/.exec(image);
+  return m ? `${m[1]}${m[2]}.${Number(m[3]) + 1}` : `${image.replace(/:[^:/]*$/, '')}:next`;
+}

@@ -1,0 +1,77 @@
+// Where local mode keeps its state, and how the CLI finds a running local mode: `.rollouts/` in the
+// working directory (ROLLOUTS_HOME overrides). `endpoint` holds the API URL while `serve` runs;
+// `kubeconfig` reaches the cluster it drives (the sandbox's admin user, for kubectl).
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError } from '../errors.ts';
+
+/** Local mode's one cluster name; the CLI's --cluster defaults to it against local mode. */
+export const LOCAL_CLUSTER = 'local';
+export const DATA_DIR_ENV = 'ROLLOUTS_HOME';
+export const DEFAULT_DATA_DIR = '.rollouts';
+
+export interface DataDirPaths {
+  root: string;
+  /** The API URL of the running local mode; removed when it stops. */
+  endpoint: string;
+  kubeconfig: string;
+  /** One `serve` per data directory. */
+  lock: string;
+  /** DynamoDB data when driving the cluster of a kubeconfig (kept across starts). */
+  dynamodb: string;
+  /** The sandbox control plane and its DynamoDB data; wiped at each sandbox start. */
+  sandbox: string;
+  sandboxKube: string;
+  sandboxDynamodb: string;
+}
+
+export function resolveDataDir(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string {
+  const given = env[DATA_DIR_ENV];
+  return path.resolve(cwd, given !== undefined && given !== '' ? given : DEFAULT_DATA_DIR);
+}
+
+export function dataDirPaths(root: string): DataDirPaths {
+  const sandbox = path.join(root, 'sandbox');
+  return {
+    root,
+    endpoint: path.join(root, 'endpoint'),
+    kubeconfig: path.join(root, 'kubeconfig'),
+    lock: path.join(root, 'serve.lock'),
+    dynamodb: path.join(root, 'dynamodb'),
+    sandbox,
+    sandboxKube: path.join(sandbox, 'kube'),
+    sandboxDynamodb: path.join(sandbox, 'dynamodb'),
+  };
+}
+
+/**
+ * Takes the data directory for this process: a lock file holding our pid. A lock whose process no
+ * longer runs (a crash, a SIGKILL) is taken over. Without it, a second `serve` would wipe the
+ * first one's sandbox under its feet.
+ */
+export async function lockDataDir(paths: DataDirPaths): Promise<() => Promise<void>> {
+  await mkdir(paths.root, { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(paths.lock, String(process.pid), { flag: 'wx' });
+      return () => rm(paths.lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(await readFile(paths.lock, 'utf8').catch(() => ''));
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
+        throw new ConfigError(`local mode is already running from ${paths.root} (process ${owner}); stop it first, or set ${DATA_DIR_ENV} to another directory`);
+      }
+      await rm(paths.lock, { force: true });
+    }
+  }
+  throw new ConfigError(`cannot lock ${paths.lock}`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,196 @@
+// Local mode (`rollouts serve`, `npm start`): the deployed system's code in one process, with local
+// adapters in place of the AWS services (DESIGN §2):
+//   DynamoDB            → dynalite, persisted under the data directory (shared/adapters/dynamodb/embedded.ts)
+//   SQS FIFO + reconcile λ → LocalKeyedQueue whose worker calls reconcile (same per-key semantics)
+//   Scheduler + sweep λ → a 10 s timer running the same sweepDue
+//   watch-proxy λ + bus → the same runWatchProxy, its sink enqueuing straight into the queue
+//   Function URL + API λ → node:http on 127.0.0.1 calling the same handleApiRequest
+//   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
+import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
+import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from '../adapters/kubernetes/kubeconfigProvider.ts';
+import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
+import type { ApiDeps } from '../api/types.ts';
+import { SUPPORTED_KINDS } from '../app/coreDeps.ts';
+import { ConfigError, RolloutsError } from '../errors.ts';
+import { Meter } from '../reconcile/meter.ts';
+import type { Clock } from '../reconcile/ports.ts';
+import type { ReconcileDeps } from '../reconcile/reconcile.ts';
+import type { WorkloadKind } from '../rollout/types.ts';
+import { runWatchProxy } from '../watch/watchProxy.ts';
+import type { WorkloadDriver } from '../workloads/driver.ts';
+import { deploymentDriver } from '../workloads/deployment/driver.ts';
+import { statefulSetDriver } from '../workloads/statefulset/driver.ts';
+import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
+import { dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
+import { startLocalApiServer } from './httpServer.ts';
+import { probeKubeconfig } from './kubeTarget.ts';
+import { startSandbox, type Sandbox } from './sandbox.ts';
+import { LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
+
+const TABLE_NAME = 'rollouts';
+const MAX_BODY_BYTES = 256 * 1024;
+/** The reconcile Lambda's drivers (shared/app/lambdaDeps.ts); start-up checks they cover every kind the API accepts. */
+export const LOCAL_DRIVERS: Partial<Record<WorkloadKind, WorkloadDriver>> = { Deployment: deploymentDriver, StatefulSet: statefulSetDriver };
+
+/** A part of local mode failed to stop (each part is still attempted). */
+export class LocalModeError extends RolloutsError {}
+
+export interface LocalModeOptions {
+  dataDir: string;
+  /** auto: the kubeconfig's cluster when it answers, else the sandbox. */
+  cluster: 'auto' | 'sandbox' | 'kubeconfig';
+  podReadyDelayMs?: number;
+  /** API port on 127.0.0.1; 0 (default) picks a free one (the URL goes to `<data dir>/endpoint`). */
+  port?: number;
+  env?: Record<string, string | undefined>;
+  log?: LogLine;
+  /** Also print one line per reconcile pass. */
+  verbose?: boolean;
+  sweepIntervalMs?: number;
+  clock?: Clock;
+}
+
+export type LocalCluster =
+  | { kind: 'sandbox'; server: string; version: string; demo: Sandbox['demo']; why: string | null }
+  | { kind: 'kubeconfig'; server: string; version: string; context: string; source: string };
+
+export interface LocalMode {
+  endpoint: string;
+  paths: DataDirPaths;
+  cluster: LocalCluster;
+  principal: string;
+  /** Stops everything in reverse order of start and removes `<data dir>/endpoint`. */
+  stop(): Promise<void>;
+}
+
+export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode> {
+  const log = opts.log ?? (() => {});
+  const clock = opts.clock ?? { now: () => new Date() };
+  const paths = dataDirPaths(opts.dataDir);
+  const cleanups: { what: string; run: () => Promise<void> }[] = [];
+  const stopAll = async (): Promise<void> => {
+    const failures: string[] = [];
+    for (const { what, run } of cleanups.splice(0).reverse()) {
+      try {
+        await run();
+      } catch (err) {
+        failures.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (failures.length > 0) throw new LocalModeError(`local mode did not stop cleanly: ${failures.join('; ')}`);
+  };
+
+  try {
+    cleanups.push({ what: 'data directory lock', run: await lockDataDir(paths) });
+    const target = await chooseCluster(opts, paths, log);
+    if (target.sandbox) cleanups.push({ what: 'sandbox control plane', run: () => target.sandbox!.stop() });
+
+    const dynamo = await startEmbeddedDynamo({ path: target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb, tableName: TABLE_NAME });
+    cleanups.push({ what: 'embedded DynamoDB', run: () => dynamo.stop() });
+    const meter = new Meter();
+    const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
+    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter });
+    const missing = SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]);
+    if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
+    const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter };
+
+    const queue = new LocalKeyedQueue(
+      reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, r) => log(`reconcile ${key}: ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
+      { onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`) },
+    );
+    cleanups.push({ what: 'queue', run: () => queue.stop() });
+
+    const principal = localPrincipal(opts.env ?? process.env);
+    const api: ApiDeps = {
+      store, queue, clock, clusters,
+      supportedKinds: SUPPORTED_KINDS,
+      maxBodyBytes: MAX_BODY_BYTES,
+      requireRegisteredCluster: false,
+      onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    };
+    const server = await startLocalApiServer({ deps: api, principal, port: opts.port ?? 0 });
+    cleanups.push({ what: 'HTTP API', run: () => server.stop() });
+
+    const watchStop = new AbortController();
+    const watching = runWatchProxy({
+      store,
+      clusters: { source: () => Promise.resolve(clusters.kubeClient()) },
+      sink: queueWatchSink(queue),
+      signal: watchStop.signal,
+      clock,
+      log: printingWatchLog(log),
+      // Snappier than the Lambda's defaults: one small Query every 5 s, and a 250 ms coalescing window.
+      refreshMs: 5000,
+      windowMs: 250,
+    }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
+    cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await watching; } });
+
+    const sweep = new SweepTimer({
+      deps: { store, queue, clock },
+      intervalMs: opts.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS,
+      onError: (err) => log(`sweep failed: ${err instanceof Error ? err.message : String(err)}`),
+    });
+    sweep.start();
+    cleanups.push({ what: 'sweep timer', run: () => sweep.stop() });
+
+    await writeFile(paths.kubeconfig, target.userKubeconfig, { mode: 0o600 });
+    await chmod(paths.kubeconfig, 0o600);
+    // Written last: its presence tells the CLI that everything behind the URL is up.
+    await writeFile(paths.endpoint, `${server.url}\n`);
+    cleanups.push({ what: 'endpoint file', run: () => rm(paths.endpoint, { force: true }) });
+
+    let stopping: Promise<void> | undefined;
+    return { endpoint: server.url, paths, cluster: target.cluster, principal, stop: () => (stopping ??= stopAll()) };
+  } catch (err) {
+    await stopAll().catch((stopErr: unknown) => log(String(stopErr)));
+    throw err;
+  }
+}
+
+interface ClusterTarget {
+  cluster: LocalCluster;
+  sandbox: Sandbox | null;
+  /** What the engine uses: the sandbox's least-privilege user, or the user's own kubeconfig. */
+  engine: KubeconfigClusterProviderOptions;
+  /** Written to `<data dir>/kubeconfig` for kubectl. */
+  userKubeconfig: string;
+}
+
+async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: LogLine): Promise<ClusterTarget> {
+  let why: string | null = null;
+  if (opts.cluster !== 'sandbox') {
+    const probe = await probeKubeconfig(opts.env ?? process.env);
+    if (probe.usable) {
+      return {
+        cluster: { kind: 'kubeconfig', server: probe.server, version: probe.version, context: probe.context, source: probe.source },
+        sandbox: null,
+        engine: { kubeConfig: probe.kubeConfig },
+        userKubeconfig: probe.kubeConfig.exportConfig(),
+      };
+    }
+    if (opts.cluster === 'kubeconfig') throw new ConfigError(`no usable cluster: ${probe.reason}`);
+    why = probe.reason;
+    log(`starting the sandbox: ${why}`);
+  }
+  // A new cluster: the rollouts stored for the previous sandbox are gone with it.
+  await rm(paths.sandbox, { recursive: true, force: true });
+  const sandbox = await startSandbox({ dir: paths.sandboxKube, ...(opts.podReadyDelayMs === undefined ? {} : { podReadyDelayMs: opts.podReadyDelayMs }), log: (line) => log(`sandbox: ${line}`) });
+  return {
+    cluster: { kind: 'sandbox', server: sandbox.plane.server, version: sandbox.plane.version, demo: sandbox.demo, why },
+    sandbox,
+    engine: { path: sandbox.plane.kubeconfigPath('rollouts') },
+    userKubeconfig: await readFile(sandbox.plane.kubeconfigPath('admin'), 'utf8'),
+  };
+}
+
+/** Who local commands are recorded as: the OS user (there is no IAM principal locally). */
+export function localPrincipal(env: Record<string, string | undefined>): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return env.USER ?? env.USERNAME ?? 'local-user';
+  }
+}

@@ -1,0 +1,149 @@
+// The API verbs of `rollouts` against the real API core (in memory): what they send, print and
+// return, including every error path a user meets.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { initialState } from '../../../shared/rollout/state.ts';
+import { awaitingApproval, release } from '../api/apiFixtures.ts';
+import { LOCAL_KEY, ROLLOUT_YAML, harness } from './cliHarness.ts';
+
+describe('rollouts apply', () => {
+  test('creates, then reports unchanged and configured like kubectl', async () => {
+    const h = harness();
+    assert.deepEqual(await h.cli('apply', '-f', 'rollout.yaml'), { code: 0, out: 'rollout/web created\n', err: '' });
+    assert.deepEqual(await h.cli('apply', '-f', 'rollout.yaml'), { code: 0, out: 'rollout/web unchanged\n', err: '' });
+    h.files['rollout.yaml'] = ROLLOUT_YAML.replace('replicas: 1\n', 'replicas: 2\n');
+    assert.deepEqual(await h.cli('apply', '-f', 'rollout.yaml'), { code: 0, out: 'rollout/web configured\n', err: '' });
+    assert.deepEqual(h.requests, ['PUT /v1/rollouts/local/default/web', 'PUT /v1/rollouts/local/default/web', 'PUT /v1/rollouts/local/default/web']);
+  });
+
+  test('prints each invalid field as "<field>: <reason>" and exits 1', async () => {
+    const h = harness();
+    h.files['rollout.yaml'] = ROLLOUT_YAML.replace('kind: Deployment', 'kind: Job');
+    const r = await h.cli('apply', '-f', 'rollout.yaml');
+    assert.equal(r.code, 1);
+    assert.equal(r.out, '');
+    assert.match(r.err, /^spec\.workloadRef\.kind: .+\n$/);
+  });
+
+  test('puts a document without metadata.namespace in -n, and sends the cluster from --cluster', async () => {
+    const h = harness();
+    const r = await h.cli('apply', '-f', 'rollout.yaml', '-n', 'shop', '--cluster', 'kind-dev');
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(h.requests, ['PUT /v1/rollouts/kind-dev/shop/web']);
+  });
+});
+
+describe('rollouts release and the command verbs', () => {
+  test('release sends the images and the start time, recorded as the caller', async () => {
+    const h = harness();
+    await h.seed({ ...initialState(), phase: 'Healthy', message: 'stable', stableRevision: 'rev-a' });
+    const r = await h.cli('release', 'web', '--image', 'app=nginx:1.28', '--image', 'side=envoy:1', '--at', '2030-01-02T09:00:00Z');
+    assert.deepEqual(r, { code: 0, out: 'rollout/web: release requested (app=nginx:1.28, side=envoy:1), starting at 2030-01-02T09:00:00Z\n', err: '' });
+    const { state } = (await h.api.store.load(LOCAL_KEY)).state;
+    assert.deepEqual(state.commands.map((c) => ({ ...c, id: '-' })), [
+      { type: 'release', change: { type: 'images', images: { app: 'nginx:1.28', side: 'envoy:1' } }, startAt: '2030-01-02T09:00:00.000Z', id: '-', at: h.api.clock.now().toISOString(), by: 'me' },
+    ]);
+    assert.deepEqual(h.api.queue.keys().at(-1), 'local/default/web');
+  });
+
+  test('approve of a release waiting for approval is recorded; a repeated --command-id changes nothing', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval({ stableRevision: 'rev-a' }));
+    assert.deepEqual(await h.cli('approve', 'web', '--command-id', 'ci-42'), { code: 0, out: 'rollout/web approved: the release moves on to the next step\n', err: '' });
+    assert.deepEqual(await h.cli('approve', 'web', '--command-id', 'ci-42'), { code: 0, out: 'rollout/web: approve ci-42 was already recorded; nothing changed\n', err: '' });
+  });
+
+  test('a command the rollout cannot take now is one line on stderr and exit code 1', async () => {
+    const h = harness();
+    await h.seed({ ...initialState(), phase: 'Healthy', message: 'stable', stableRevision: 'rev-a' });
+    assert.deepEqual(await h.cli('approve', 'web'), { code: 1, out: '', err: 'error: approve local/default/web: no release is waiting for approval\n' });
+  });
+
+  test('undo sends the revision; a revision that is not a number >= 1 is a usage error (2)', async () => {
+    const h = harness();
+    await h.seed({ ...initialState(), phase: 'Completed', message: 'done', stableRevision: 'rev-b', lastRelease: release({ id: 'r1' }) });
+    assert.equal((await h.cli('undo', 'web', '--to-revision', '1')).out, 'rollout/web: undo requested (to revision 1)\n');
+    const bad = await h.cli('undo', 'web', '--to-revision', '0');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--to-revision <n>' argument '0' is invalid/);
+  });
+});
+
+describe('errors every verb shares', () => {
+  test('an unknown rollout is a one-line 404 message and exit code 1', async () => {
+    const h = harness();
+    assert.deepEqual(await h.cli('get', 'nope'), { code: 1, out: '', err: 'error: rollout local/default/nope not found\n' });
+  });
+
+  test('without local mode or an endpoint, says how to start local mode', async () => {
+    const h = harness();
+    h.files = {};
+    const r = await h.cli('get', 'web');
+    assert.equal(r.code, 1);
+    assert.match(r.err, /^error: no rollouts API to talk to: start local mode with `npm start` .*ROLLOUTS_ENDPOINT\n$/);
+  });
+
+  test('an unreachable API is one line naming the endpoint, exit code 1', async () => {
+    const h = harness();
+    h.unreachable = true;
+    assert.deepEqual(await h.cli('status', 'web'), {
+      code: 1, out: '', err: 'error: cannot reach the rollouts API at http://127.0.0.1:4000: connection refused (is local mode still running? `npm start`)\n',
+    });
+  });
+
+  test('a deployed endpoint needs a cluster name: usage error (2) without --cluster or ROLLOUTS_CLUSTER', async () => {
+    const h = harness();
+    const r = await h.cli('get', 'web', '--endpoint', 'https://abc123.lambda-url.eu-west-1.on.aws/');
+    assert.deepEqual(r, { code: 2, out: '', err: 'error: a deployed API serves many clusters: give --cluster <name> or set ROLLOUTS_CLUSTER\n' });
+  });
+
+  test('bad flags and values are usage errors (2)', async () => {
+    const h = harness();
+    for (const argv of [['get', 'web', '--bogus'], ['release', 'web', '--image', 'nginx'], ['release', 'web'], ['status', 'web', '--timeout', 'soon'], ['get', 'web', '-o', 'yaml'], ['get', 'web', '--watch', '-o', 'json']]) {
+      assert.equal((await h.cli(...argv)).code, 2, argv.join(' '));
+    }
+    assert.deepEqual(h.requests, []);
+  });
+});
+
+describe('rollouts get, list, history (read verbs)', () => {
+  test('get -o json is the stored rollout, its state and the workload (null without cluster access)', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval());
+    const r = await h.cli('get', 'web', '-o', 'json');
+    assert.equal(r.code, 0, r.err);
+    const body = JSON.parse(r.out) as Record<string, any>;
+    assert.deepEqual(body.rollout, LOCAL_KEY);
+    assert.equal(body.state.phase, 'Progressing');
+    assert.equal(body.spec.steps.length, 2);
+    assert.equal(body.workload, null);
+  });
+
+  test('get says why there is no revision tree when the API cannot read the cluster', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval());
+    const r = await h.cli('get', 'web');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^Status: +॥ Paused$/m);
+    assert.match(r.out, /\(no revision tree: this API has no access to the clusters/);
+  });
+
+  test('list shows status and step per rollout; -o json the API response', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval());
+    assert.equal((await h.cli('list')).out, [
+      'NAME  WORKLOAD        STATUS         STEP  MESSAGE',
+      'web   Deployment/web  ◌ Progressing  1/2   step 1/3: awaiting approval',
+      '',
+    ].join('\n'));
+    assert.deepEqual(h.requests, ['GET /v1/rollouts?cluster=local&namespace=default']);
+    const json = JSON.parse((await h.cli('list', '-A', '-o', 'json')).out) as { rollouts: unknown[] };
+    assert.equal(json.rollouts.length, 1);
+  });
+
+  test('history says so when there is none yet', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval());
+    assert.deepEqual(await h.cli('history', 'web'), { code: 0, out: 'no history yet for rollout/web\n', err: '' });
+  });
+});

@@ -1,0 +1,89 @@
+// Local mode's sweep tick: the same sweepDue as the sweep Lambda, every interval, never overlapping.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Timers } from '../../../shared/watch/coalescer.ts';
+import { SweepTimer } from '../../../shared/local/sweepTimer.ts';
+import type { RolloutKey } from '../../../shared/rollout/types.ts';
+import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
+
+/** Timers driven by hand: fire() runs the pending one. */
+function manualTimers() {
+  const pending = new Map<number, { fn: () => void; ms: number }>();
+  let next = 0;
+  const timers: Timers = {
+    set: (fn, ms) => (pending.set(++next, { fn, ms }), next),
+    clear: (handle) => void pending.delete(handle as number),
+  };
+  return {
+    timers,
+    pending: () => [...pending.values()].map((p) => p.ms),
+    fire() {
+      const [id, t] = [...pending.entries()][0] ?? [];
+      if (id === undefined || !t) throw new Error('no timer pending');
+      pending.delete(id);
+      t.fn();
+    },
+  };
+}
+
+const key = (name: string): RolloutKey => ({ cluster: 'local', namespace: 'default', name });
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('SweepTimer (local stand-in for the Scheduler tick)', () => {
+  test('each tick queues the due keys with reason "sweep", then schedules the next tick', async () => {
+    const t = manualTimers();
+    const queue = new MemoryQueue();
+    const due = [[key('a'), key('b')], [key('c')]];
+    const sweep = new SweepTimer({ deps: { store: { queryDue: async () => due.shift() ?? [] }, queue, clock: { now: () => new Date() } }, intervalMs: 10_000, timers: t.timers });
+    sweep.start();
+    assert.deepEqual(t.pending(), [10_000]);
+    t.fire();
+    await settle();
+    assert.deepEqual(queue.sent.map((s) => [s.key.name, s.reason]), [['a', 'sweep'], ['b', 'sweep']]);
+    assert.deepEqual(t.pending(), [10_000]);
+    t.fire();
+    await settle();
+    assert.deepEqual(queue.keys(), ['local/default/a', 'local/default/b', 'local/default/c']);
+    await sweep.stop();
+    assert.deepEqual(t.pending(), []);
+  });
+
+  test('a slow sweep is not overlapped: the next tick is only scheduled when it is done', async () => {
+    const t = manualTimers();
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    let queries = 0;
+    const sweep = new SweepTimer({
+      deps: { store: { queryDue: async () => (queries++, await slow, []) }, queue: new MemoryQueue(), clock: { now: () => new Date() } },
+      timers: t.timers,
+    });
+    sweep.start();
+    t.fire();
+    await settle();
+    assert.deepEqual(t.pending(), [], 'no tick while one runs');
+    const joined = sweep.tick(); // joins the running sweep instead of starting another
+    assert.equal(queries, 1);
+    release();
+    await joined;
+    await settle();
+    assert.deepEqual(t.pending().length, 1, 'the next tick once it is done');
+    await sweep.stop();
+  });
+
+  test('a failing sweep is reported and the ticks go on; stop waits for the running one', async () => {
+    const t = manualTimers();
+    const errors: string[] = [];
+    const sweep = new SweepTimer({
+      deps: { store: { queryDue: async () => { throw new Error('dynalite is down'); } }, queue: new MemoryQueue(), clock: { now: () => new Date() } },
+      timers: t.timers,
+      onError: (err) => errors.push((err as Error).message),
+    });
+    sweep.start();
+    t.fire();
+    await settle();
+    assert.deepEqual(errors, ['dynalite is down']);
+    assert.equal(t.pending().length, 1);
+    await sweep.stop();
+    assert.deepEqual(t.pending(), []);
+  });
+});
