@@ -6,7 +6,7 @@ import type { HistoryEntry } from './ports.ts';
 /** Room for this many events per STATE version (a plan emits a handful at most). */
 const EVENTS_PER_VERSION = 100;
 
-export function historyEntries(events: RolloutEvent[], version: number, by: (e: RolloutEvent) => string | null): HistoryEntry[] {
+export function historyEntries(events: RolloutEvent[], version: number): HistoryEntry[] {
   return events.slice(0, EVENTS_PER_VERSION).map((e, i) => ({
     releaseId: e.releaseId ?? 'none',
     seq: version * EVENTS_PER_VERSION + i,
@@ -15,6 +15,6 @@ export function historyEntries(events: RolloutEvent[], version: number, by: (e: 
     phase: e.phase,
     stepIndex: e.stepIndex,
     message: e.message,
-    by: by(e),
+    by: e.by ?? null,
   }));
 }

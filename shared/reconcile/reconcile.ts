@@ -98,7 +98,7 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   const changed = !isDeepStrictEqual(planned.nextState, state) || planned.events.length > 0;
   if (changed) {
     await crash('before-persist');
-    const history = historyEntries(planned.events, version + 1, () => null);
+    const history = historyEntries(planned.events, version + 1);
     const outbox: Outbox = { history, events: planned.events };
     try {
       version = await deps.store.saveState(key, { state: planned.nextState, outbox }, version);

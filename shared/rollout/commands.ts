@@ -20,19 +20,19 @@ export function applyCommands(d: Draft, commands: Command[]): void {
 function applyOne(d: Draft, cmd: Command): void {
   const s = d.state;
   const rel = s.release;
-  const ignore = (why: string) => d.emit(EVENT.CommandIgnored, `${cmd.type} by ${cmd.by} ignored: ${why}`);
+  const ignore = (why: string) => d.emit(EVENT.CommandIgnored, `${cmd.type} by ${cmd.by} ignored: ${why}`, cmd.by);
   switch (cmd.type) {
     case 'pause':
       if (s.userPaused) return ignore('already paused');
       s.userPaused = true;
-      d.emit(EVENT.Paused, `paused by ${cmd.by}`);
+      d.emit(EVENT.Paused, `paused by ${cmd.by}`, cmd.by);
       return;
     case 'resume':
       if (!s.userPaused) return ignore('not paused');
       s.userPaused = false;
       // Time spent paused does not count against the batch deadline (like DeploymentResumed).
       if (rel && (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying')) rel.stepStartedAt = d.now.toISOString();
-      d.emit(EVENT.Resumed, `resumed by ${cmd.by}`);
+      d.emit(EVENT.Resumed, `resumed by ${cmd.by}`, cmd.by);
       return;
     case 'approve': {
       if (!rel || rel.kind !== 'release' || rel.finalizing) return ignore('no release is waiting for approval');
@@ -44,7 +44,7 @@ function applyOne(d: Draft, cmd: Command): void {
         return ignore(`approval was for step ${cmd.stepIndex + 1}, the release is at step ${rel.stepIndex + 1}`);
       }
       rel.stepState = 'StepReady';
-      d.emit(EVENT.StepApproved, `step ${rel.stepIndex + 1} approved by ${cmd.by}`);
+      d.emit(EVENT.StepApproved, `step ${rel.stepIndex + 1} approved by ${cmd.by}`, cmd.by);
       return;
     }
     case 'retry':
@@ -53,13 +53,13 @@ function applyOne(d: Draft, cmd: Command): void {
       rel.stepState = 'Upgrading';
       rel.stepStartedAt = d.now.toISOString();
       rel.stepReadyAt = null;
-      d.emit(EVENT.Retried, `step ${rel.stepIndex + 1} retried by ${cmd.by}`);
+      d.emit(EVENT.Retried, `step ${rel.stepIndex + 1} retried by ${cmd.by}`, cmd.by);
       return;
     case 'abort':
       if (!rel || rel.kind !== 'release') return ignore('no release in progress');
       s.userPaused = false;
       d.startRelease('rollback', rel.stableRevision, rel.stableRevision, { id: rel.id, endPhase: 'Aborted' });
-      d.emit(EVENT.RollbackStarted, `aborted by ${cmd.by}: returning every pod to the stable revision`);
+      d.emit(EVENT.RollbackStarted, `aborted by ${cmd.by}: returning every pod to the stable revision`, cmd.by);
       return;
     case 'undo': {
       const target = undoTarget(d, cmd.toRevision);
@@ -67,7 +67,7 @@ function applyOne(d: Draft, cmd: Command): void {
       const stable = s.stableRevision ?? d.view.templateRevision;
       s.userPaused = false;
       d.startRelease('undo', target.id, stable, { endPhase: 'Completed' });
-      d.emit(EVENT.UndoStarted, `undo to revision ${target.number} by ${cmd.by}`);
+      d.emit(EVENT.UndoStarted, `undo to revision ${target.number} by ${cmd.by}`, cmd.by);
       return;
     }
     case 'delete':
@@ -75,7 +75,7 @@ function applyOne(d: Draft, cmd: Command): void {
     case 'release':
       s.scheduledStartAt = cmd.startAt ?? null;
       d.commandActions.push({ type: 'set-template', change: cmd.change });
-      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`);
+      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by);
       return;
   }
 }

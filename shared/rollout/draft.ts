@@ -25,7 +25,8 @@ export class Draft {
     return this.state.release;
   }
 
-  emit(type: EventType, message: string): void {
+  /** Record a transition; `by` names the principal when a command caused it. */
+  emit(type: EventType, message: string, by: string | null = null): void {
     const rel = this.state.release;
     this.events.push(
       rolloutEvent(this.spec, type, {
@@ -34,6 +35,7 @@ export class Draft {
         stepIndex: rel ? rel.stepIndex : null,
         message,
         at: this.now,
+        by,
       }),
     );
   }

@@ -35,7 +35,7 @@ export type EventType = (typeof EVENT)[keyof typeof EVENT];
 export function rolloutEvent(
   rollout: RolloutKey,
   type: EventType,
-  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date },
+  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null },
 ): RolloutEvent {
   return {
     type,
@@ -45,5 +45,6 @@ export function rolloutEvent(
     stepIndex: fields.stepIndex,
     message: fields.message,
     at: fields.at.toISOString(),
+    by: fields.by ?? null,
   };
 }

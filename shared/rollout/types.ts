@@ -221,6 +221,8 @@ export interface RolloutEvent {
   stepIndex: number | null;
   message: string;
   at: string;
+  /** Who caused it, when a command did (the API principal); null for the controller's own moves. */
+  by: string | null;
 }
 
 export interface PlanResult {

@@ -67,6 +67,9 @@ describe('plan: adopting and releasing a Deployment', () => {
     assert.equal(d.state.release?.stepIndex, 1);
     assert.equal(d.sim.count(V2), 5);
     assert.equal(d.eventTypes().filter((t) => t === EVENT.StepApproved).length, 1);
+    const approved = d.results.flatMap((r) => r.events).find((e) => e.type === EVENT.StepApproved);
+    assert.equal(approved?.by, 'tester', 'the history records who approved');
+    assert.equal(d.results.flatMap((r) => r.events).find((e) => e.type === EVENT.BatchReady)?.by, null, "the controller's own transitions have no principal");
   });
 
   it('ignores an approve that does not find the release awaiting approval', () => {
