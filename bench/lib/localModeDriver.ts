@@ -1,0 +1,82 @@
+// Releases driven by local mode itself (shared/local/localMode.ts, what `npm start` runs), pointed
+// at the benchmark's control plane through a kubeconfig of the least-privilege user. Local mode is
+// a black box here: the Rollout goes in through its HTTP API, the template change through the
+// admin client, and completion is read from its transition lines ("event Release Completed: …").
+// Everything measured comes from the apiserver's audit log.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CoreV1Api, type V1DeploymentStrategy } from '@kubernetes/client-node';
+import { ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
+import { Scenario, type Engine } from '../../test/support/engine.ts';
+
+export interface LocalModeRelease {
+  startedAt: number;
+  /** When local mode printed the release's completion. */
+  completedAt: number;
+}
+
+export interface LocalModeOptions {
+  namespace: string;
+  replicas: number;
+  steps: unknown[];
+  strategy: V1DeploymentStrategy;
+  images: string[];
+  timeoutMs: number;
+  log(line: string): void;
+}
+
+export async function releasesWithLocalMode(engine: Engine, opts: LocalModeOptions): Promise<LocalModeRelease[]> {
+  const { startLocalMode } = await import('../../shared/local/localMode.ts');
+  const { LOCAL_CLUSTER } = await import('../../shared/local/dataDir.ts');
+  const { namespace } = opts;
+  await engine.cluster.admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+  await engine.cluster.createDeployment(namespace, 'web', { replicas: opts.replicas, image: 'registry.invalid/web:v1', strategy: opts.strategy });
+  const s = new Scenario(engine, namespace);
+  await s.waitForPods('registry.invalid/web:v1', opts.replicas, 60_000);
+
+  const lines: { at: number; line: string }[] = [];
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-local-mode-'));
+  // Local mode reads the kubeconfig the way kubectl does (KUBECONFIG), from this process's environment.
+  const previousKubeconfig = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = engine.cluster.kubeconfigPath('rollouts');
+  const local = await startLocalMode({ dataDir, cluster: 'kubeconfig', env: { ...process.env }, log: (line) => lines.push({ at: Date.now(), line }) });
+  try {
+    const url = `${local.endpoint}/v1/rollouts/${LOCAL_CLUSTER}/${namespace}/web`;
+    const doc = {
+      apiVersion: ROLLOUTS_API_VERSION, kind: 'Rollout', metadata: { name: 'web', namespace },
+      spec: { workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, strategy: { canary: { steps: opts.steps } } },
+    };
+    const res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc) });
+    if (!res.ok) throw new Error(`local mode refused the Rollout: ${res.status} ${await res.text()}`);
+    await waitFor(async () => (await s.snapshot()).deployment.spec?.paused === true, opts.timeoutMs, 'local mode to hold the Deployment');
+    const out: LocalModeRelease[] = [];
+    for (const [i, image] of opts.images.entries()) {
+      opts.log(`reaction (local mode): release ${i + 1}/${opts.images.length}`);
+      const from = lines.length;
+      const startedAt = Date.now();
+      await s.setImage(image);
+      const done = await waitFor(
+        async () => lines.slice(from).find((l) => l.line.startsWith('event Release Completed') && l.line.includes(`${namespace}/web`)),
+        opts.timeoutMs, `local mode to complete release ${i + 1}`,
+      );
+      out.push({ startedAt, completedAt: done.at });
+    }
+    return out;
+  } finally {
+    await local.stop();
+    if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = previousKubeconfig;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function waitFor<T>(f: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

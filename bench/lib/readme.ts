@@ -1,0 +1,62 @@
+// README's "## Benchmarks" section, rewritten from the results file after a full run so the figures
+// there are always the run's own. Only that section is touched (up to the next "## " heading).
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { TableRow } from './area.ts';
+import type { MachineInfo } from './machine.ts';
+import { renderTable } from './table.ts';
+
+const HEADING = '## Benchmarks';
+
+const METHOD = `How the figures are taken (details and every raw figure with its unit in \`bench/results/latest.json\`):
+
+- **reconcile** — one pass of \`reconcile\` on the real control plane and dynalite, ≥ 20 times per kind.
+  Kubernetes requests are counted by the apiserver (audit log of the product's least-privilege user),
+  DynamoDB requests by dynalite's server-side counter, capacity units from the ConsumedCapacity
+  dynalite reported; our Meter's counts are shown beside them (its RCU/WCU add AWS's billing
+  minimums). Wall time is the caller's, on loopback.
+- **reaction** — from kwok's Ready \`lastTransitionTime\` of the pod that completes a batch (request
+  body in the audit log) to the apiserver's \`requestReceivedTimestamp\` of our ReplicaSet patch that
+  starts the next batch (audit log, request body gives the replicas). Driven by local mode itself
+  (\`startLocalMode\` against the benchmark's control plane) and by the same loop assembled from its
+  parts around the instrumented engine; the 250 ms coalescing window of local mode dominates.
+- **release** — template change to the "Release Completed" transition; lower bound = one pod-ready
+  delay per batch. The native RollingUpdate of the same Deployment on the same control plane ends
+  when the Deployment reports every replica updated and available (the benchmark's own watch).
+  Request counts: every user's requests in the namespace during the release (audit log), minus the
+  benchmark's own.
+- **sweep** — \`sweepDue\` over STATE items written through the store: \`queryDue\` on dynalite's
+  due-GSI shards, then our SQS adapter over an in-process client (no network; moto's FIFO queue
+  slows down with its depth, so it would time moto).
+- **coldstart** — \`scripts/bundle-report.mjs --json\`: deployed esbuild options, median import
+  time of each bundle in 10 fresh Node 22 processes.
+- **cost** — list prices (us-east-1, recorded with their sources in the JSON; no free tier) × the
+  measured units, with the stack's memory sizes, timeouts and schedules read from the synthesized
+  CDK template. Each line is marked measured, infra or modelled (assumptions stated in the JSON).`;
+
+export function updateReadme(file: string, opts: { generatedAt: string; machine: MachineInfo; durationSeconds: number; table: TableRow[] }): void {
+  const text = readFileSync(file, 'utf8');
+  const m = opts.machine;
+  const section = [
+    HEADING,
+    '',
+    '`npm run bench` runs every benchmark area (≤ 15 minutes on 2 cores), writes `bench/results/latest.json`',
+    '(machine, Node version, date, git commit, every figure with its unit; dated copies stay out of git) and',
+    'prints the table below. `npm run bench -- --only sweep,coldstart` re-runs some areas (reconcile,',
+    'reaction, release, sweep, coldstart, cost) and keeps the others from `latest.json`; a full run also',
+    'rewrites this section. Benchmarks are never assertions in `npm test`.',
+    '',
+    `Last full run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,
+    '',
+    renderTable(opts.table, true),
+    '',
+    METHOD,
+    '',
+  ].join('\n');
+  const start = text.indexOf(`\n${HEADING}\n`);
+  if (start < 0) {
+    writeFileSync(file, `${text.trimEnd()}\n\n${section}`);
+    return;
+  }
+  const next = text.indexOf('\n## ', start + HEADING.length + 1);
+  writeFileSync(file, `${text.slice(0, start + 1)}${section}${next < 0 ? '' : `\n${text.slice(next + 1)}`}`);
+}

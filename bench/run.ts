@@ -1,0 +1,124 @@
+// `npm run bench`: runs the benchmark areas in order, writes bench/results/latest.json (and a dated
+// copy, not kept in git) and prints one table. `npm run bench -- --only sweep,coldstart` runs some
+// areas; the others keep their figures from the previous latest.json (each area records its own date).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Area, BenchContext, TableRow } from './lib/area.ts';
+import { machineInfo } from './lib/machine.ts';
+import { updateReadme } from './lib/readme.ts';
+import { renderTable } from './lib/table.ts';
+import { perReconcile } from './perReconcile.ts';
+import { sweepScale } from './sweepScale.ts';
+import { coldStart } from './coldStart.ts';
+import { costModel } from './costModel.ts';
+import { reactionLatency } from './reactionLatency.ts';
+import { releaseOverhead } from './releaseOverhead.ts';
+
+const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const RESULTS_DIR = path.join(ROOT, 'bench/results');
+const LATEST = path.join(RESULTS_DIR, 'latest.json');
+
+/** In run order: the cost model reads the figures of the areas before it. */
+const AREAS = [perReconcile, reactionLatency, releaseOverhead, sweepScale, coldStart, costModel] as Area[];
+/** Areas that start the local Kubernetes control plane. */
+const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release']);
+
+interface AreaRecord {
+  title: string;
+  measuredAt: string;
+  durationSeconds: number;
+  result?: unknown;
+  error?: string;
+}
+
+interface ResultsFile {
+  schema: 1;
+  generatedAt: string;
+  machine: ReturnType<typeof machineInfo>;
+  /** Wall time of the `npm run bench` invocation that wrote this file. */
+  benchDurationSeconds: number;
+  areas: Record<string, AreaRecord>;
+  table: TableRow[];
+}
+
+async function main(): Promise<void> {
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    throw new Error(`Node ${process.versions.node}: run through npm (npm run bench), which puts the node@22 devDependency first on PATH`);
+  }
+  const only = parseOnly(process.argv.slice(2));
+  const selected = AREAS.filter((a) => only === null || only.has(a.name));
+  const started = Date.now();
+  const log = (line: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+  const previous = readPrevious();
+  if (selected.some((a) => NEEDS_CONTROL_PLANE.has(a.name))) buildControlPlane();
+
+  const areas: Record<string, AreaRecord> = { ...(previous?.areas ?? {}) };
+  const ctx: BenchContext = { log, results: Object.fromEntries(Object.entries(areas).map(([k, v]) => [k, v.result])) };
+  for (const area of selected) {
+    log(`${area.name}: ${area.title}`);
+    const t0 = Date.now();
+    try {
+      const result = await area.run(ctx);
+      areas[area.name] = { title: area.title, measuredAt: new Date().toISOString(), durationSeconds: seconds(Date.now() - t0), result };
+      ctx.results[area.name] = result;
+    } catch (err) {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      log(`${area.name} FAILED: ${message}`);
+      areas[area.name] = { title: area.title, measuredAt: new Date().toISOString(), durationSeconds: seconds(Date.now() - t0), error: message };
+    }
+    log(`${area.name}: done in ${seconds(Date.now() - t0)} s`);
+  }
+
+  const table = AREAS.flatMap((a) => {
+    const rec = areas[a.name];
+    if (!rec) return [];
+    if (rec.error !== undefined) return [{ area: a.name, metric: 'FAILED', value: rec.error.split('\n')[0] ?? '', source: '' }];
+    return a.rows(rec.result);
+  });
+  const file: ResultsFile = { schema: 1, generatedAt: new Date().toISOString(), machine: machineInfo(), benchDurationSeconds: seconds(Date.now() - started), areas, table };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const text = `${JSON.stringify(file, null, 2)}\n`;
+  writeFileSync(LATEST, text);
+  writeFileSync(path.join(RESULTS_DIR, `run-${file.generatedAt.replace(/[:.]/g, '-')}.json`), text);
+
+  const m = file.machine;
+  console.log(`\nserverless-rollouts benchmarks — ${file.generatedAt} — ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, commit ${m.gitCommit?.slice(0, 12) ?? '?'}${m.gitDirty ? ' (dirty)' : ''}\n`);
+  console.log(renderTable(table));
+  const complete = only === null && AREAS.every((a) => areas[a.name]?.error === undefined);
+  if (complete) updateReadme(path.join(ROOT, 'README.md'), { generatedAt: file.generatedAt, machine: m, durationSeconds: file.benchDurationSeconds, table });
+  console.log(`\nbench took ${file.benchDurationSeconds} s; results in ${path.relative(ROOT, LATEST)}${complete ? '; README.md section "Benchmarks" rewritten' : ''}`);
+  if (selected.some((a) => areas[a.name]?.error !== undefined)) process.exitCode = 1;
+}
+
+function parseOnly(args: string[]): Set<string> | null {
+  const i = args.findIndex((a) => a === '--only' || a.startsWith('--only='));
+  if (i < 0) return null;
+  const value = args[i]?.includes('=') ? args[i]?.slice('--only='.length) : args[i + 1];
+  const names = new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const known = new Set(AREAS.map((a) => a.name));
+  const unknown = [...names].filter((n) => !known.has(n));
+  if (names.size === 0 || unknown.length > 0) throw new Error(`--only takes a comma-separated list of ${[...known].join(', ')}; got ${value ?? 'nothing'}`);
+  return names;
+}
+
+function readPrevious(): ResultsFile | null {
+  try {
+    return JSON.parse(readFileSync(LATEST, 'utf8')) as ResultsFile;
+  } catch {
+    return null;
+  }
+}
+
+/** Builds the control plane from Go modules when it is not cached yet (a no-op otherwise), as `npm test` does. */
+function buildControlPlane(): void {
+  const res = spawnSync('bash', [path.join(ROOT, 'scripts/build-testplane.sh')], { stdio: 'inherit' });
+  if (res.status !== 0) throw new Error('building the local Kubernetes control plane failed');
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
+}
+
+await main();
