@@ -8,7 +8,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { watchEventSource } from '../shared/adapters/eventbridge/watchEventSink.ts';
 import { ENV } from '../shared/config.ts';
-import { ClusterAccess } from './constructs/ClusterAccess.ts';
+import { ClusterAccess, KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from './constructs/ClusterAccess.ts';
 import type { ClusterPrincipal } from './constructs/ClusterAccess.ts';
 import { ControllerFunction } from './constructs/ControllerFunction.ts';
 import { OperationsAlarms } from './constructs/OperationsAlarms.ts';
@@ -112,15 +112,19 @@ export class ServerlessRolloutsStack extends Stack {
       timeout: Duration.seconds(15),
       environment,
     });
+    // GetItem also reads cluster registrations for the workload route (RegisteredClusterProvider).
     api.grant(tableItems(state, ['Query', 'GetItem', 'PutItem', 'DeleteItem', 'BatchWriteItem']));
     api.grant(sendTo(queues.work.queueArn));
     // AWS_IAM: AWS refuses unsigned requests, and callers need lambda:InvokeFunctionUrl on this
     // function. No CORS: the clients are the CLI and SigV4 tools, not browsers on other origins.
     const apiUrl = api.fn.addFunctionUrl({ authType: FunctionUrlAuthType.AWS_IAM });
 
-    // The roles that talk to Kubernetes. Not the API: it reads and writes the table and the queue
-    // only (shared/app/lambdaDeps.ts gives it no cluster provider), so cluster access would be unused privilege.
-    const clusterPrincipals: ClusterPrincipal[] = [{ name: 'reconcile', role: reconcile.role }];
+    // The roles that talk to Kubernetes, each with the group it needs. The API only reads the live
+    // workload for `rollouts get` (GET .../workload, shared/app/apiDeps.ts): the read-only group.
+    const clusterPrincipals: ClusterPrincipal[] = [
+      { name: 'reconcile', role: reconcile.role, kubernetesGroup: KUBERNETES_GROUP },
+      { name: 'api', role: api.role, kubernetesGroup: KUBERNETES_VIEW_GROUP },
+    ];
     const functions: Record<string, ControllerFunction> = { reconcile, sweep, api };
 
     if (params.watchProxyMode === 'lambda') {
@@ -144,8 +148,8 @@ export class ServerlessRolloutsStack extends Stack {
         deadLetterQueue: deliveryDlq,
         maxEventAge: WATCH_RATE,
       });
-      clusterPrincipals.push({ name: 'watch-proxy', role: watchProxy.role });
-      new CfnOutput(this, 'WatchProxyRoleArn', { value: watchProxy.role.roleArn, description: 'Map to the Kubernetes group serverless-rollouts (access entry) in clusters this stack cannot reach' });
+      clusterPrincipals.push({ name: 'watch-proxy', role: watchProxy.role, kubernetesGroup: KUBERNETES_GROUP });
+      new CfnOutput(this, 'WatchProxyRoleArn', { value: watchProxy.role.roleArn, description: `Map to the Kubernetes group ${KUBERNETES_GROUP} (access entry) in clusters this stack cannot reach` });
       functions['watch-proxy'] = watchProxy;
     }
 
@@ -159,7 +163,8 @@ export class ServerlessRolloutsStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: apiUrl.url, description: 'HTTP API (SigV4, service "lambda")' });
     new CfnOutput(this, 'ApiFunctionArn', { value: api.fn.functionArn, description: 'Callers need lambda:InvokeFunctionUrl and lambda:InvokeFunction on this ARN' });
-    new CfnOutput(this, 'ReconcileRoleArn', { value: reconcile.role.roleArn, description: 'Map to the Kubernetes group serverless-rollouts (access entry) in clusters this stack cannot reach' });
+    new CfnOutput(this, 'ReconcileRoleArn', { value: reconcile.role.roleArn, description: `Map to the Kubernetes group ${KUBERNETES_GROUP} (access entry) in clusters this stack cannot reach` });
+    new CfnOutput(this, 'ApiRoleArn', { value: api.role.roleArn, description: `Map to the Kubernetes group ${KUBERNETES_VIEW_GROUP} (access entry, read-only) in clusters this stack cannot reach` });
     new CfnOutput(this, 'EventBusName', { value: events.bus.eventBusName });
     new CfnOutput(this, 'EventBusArn', { value: events.bus.eventBusArn });
     new CfnOutput(this, 'TableName', { value: state.table.tableName, description: 'Retained on cdk destroy' });

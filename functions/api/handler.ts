@@ -1,5 +1,6 @@
-// Lambda entry point (infra/bundling.ts): the handler over the container's dependencies.
-import { coreLambdaDeps } from '../../shared/app/coreDeps.ts';
+// Lambda entry point (infra/bundling.ts): the handler over the container's dependencies, whose
+// cluster access loads on the first workload request (shared/app/apiDeps.ts).
+import { apiLambdaDeps } from '../../shared/app/apiDeps.ts';
 import { createApiHandler } from './createHandler.ts';
 
-export const handler = createApiHandler(coreLambdaDeps());
+export const handler = createApiHandler(apiLambdaDeps());

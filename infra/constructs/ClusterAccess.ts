@@ -1,6 +1,7 @@
 // What the controller's roles need to reach the listed EKS clusters: IAM (DescribeCluster, or
 // AssumeRole for clusters reached through another role) and an EKS access entry per role that maps
-// it to the Kubernetes group bound by infra/k8s/rollouts-rbac.yaml (eks-auth.md §4).
+// it to one of the Kubernetes groups bound by infra/k8s/rollouts-rbac.yaml (eks-auth.md §4): the
+// write group for the functions that move releases, the read-only group for the API.
 import { Annotations, Stack } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -8,13 +9,18 @@ import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { ClusterParameter } from '../parameters.ts';
 
-/** The group infra/k8s/rollouts-rbac.yaml binds to its ClusterRole. */
+/** The group infra/k8s/rollouts-rbac.yaml binds to the ClusterRole that moves releases (patch, create, delete). */
 export const KUBERNETES_GROUP = 'serverless-rollouts';
+/** The group infra/k8s/rollouts-rbac.yaml binds to the read-only ClusterRole of the API's workload route. */
+export const KUBERNETES_VIEW_GROUP = 'serverless-rollouts-view';
+export type KubernetesGroup = typeof KUBERNETES_GROUP | typeof KUBERNETES_VIEW_GROUP;
 
 export interface ClusterPrincipal {
-  /** Short name used in construct ids (reconcile, watch-proxy). */
+  /** Short name used in construct ids (reconcile, watch-proxy, api). */
   readonly name: string;
   readonly role: IRole;
+  /** The Kubernetes group its access entries map to; each principal states its own, so none gets more by default. */
+  readonly kubernetesGroup: KubernetesGroup;
 }
 
 export interface ClusterAccessProps {
@@ -58,19 +64,26 @@ export class ClusterAccess extends Construct {
           clusterName: cluster.eksClusterName,
           principalArn: p.role.roleArn,
           type: 'STANDARD',
-          kubernetesGroups: [KUBERNETES_GROUP],
+          kubernetesGroups: [p.kubernetesGroup],
         }));
       }
     }
+    // Each group's ClusterRoleBinding (same name as the group and its ClusterRole) becomes RoleBindings.
+    const groups = [...new Set(props.principals.map((p) => p.kubernetesGroup))];
     for (const cluster of props.clusters.filter((c) => c.namespaces !== undefined)) {
-      const bindings = (cluster.namespaces ?? []).map((ns) =>
-        `kubectl create rolebinding ${KUBERNETES_GROUP} -n ${ns} --clusterrole=${KUBERNETES_GROUP} --group=${KUBERNETES_GROUP}`);
+      const commands = groups.flatMap((group) => [
+        `kubectl delete clusterrolebinding ${group}`,
+        ...(cluster.namespaces ?? []).map((ns) => `kubectl create rolebinding ${group} -n ${ns} --clusterrole=${group} --group=${group}`),
+      ]);
       Annotations.of(this).addInfo(`cluster ${cluster.name}: limited to namespaces ${(cluster.namespaces ?? []).join(', ')}; after applying `
-        + `infra/k8s/rollouts-rbac.yaml, run \`kubectl delete clusterrolebinding ${KUBERNETES_GROUP}\` and ${bindings.map((b) => `\`${b}\``).join(', ')}`);
+        + `infra/k8s/rollouts-rbac.yaml, run ${commands.map((c) => `\`${c}\``).join(', ')}`);
     }
     for (const cluster of assumed) {
+      // Every principal assumes the same role there, so the read-only API acts with that role's rights.
+      const readers = props.principals.filter((p) => p.kubernetesGroup !== KUBERNETES_GROUP).map((p) => p.name);
       Annotations.of(this).addInfo(`cluster ${cluster.name}: reached through ${cluster.roleArn}; map that role to the `
-        + `"${KUBERNETES_GROUP}" group in the cluster's account (see infra/README.md, "Clusters in other accounts")`);
+        + `"${KUBERNETES_GROUP}" group in the cluster's account (see infra/README.md, "Clusters in other accounts")`
+        + (readers.length > 0 ? `; the read-only principals (${readers.join(', ')}) assume it too, so they read that cluster with its rights, not read-only` : ''));
     }
   }
 }

@@ -2,7 +2,7 @@
 // handler and local mode's HTTP server both translate to and from these, so the routes, status codes
 // and JSON bodies are defined once (shared/api/handleApiRequest.ts).
 import type { FieldIssue } from '../errors.ts';
-import type { Clock, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
+import type { Clock, ClusterProvider, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
 import type { Command, Phase, ReleaseKind, ReleaseState, RolloutKey, RolloutSpec, StepState, WorkloadKind } from '../rollout/types.ts';
 
 export interface ApiRequest {
@@ -35,6 +35,12 @@ export interface ApiDeps {
   maxBodyBytes: number;
   /** Deployed: a rollout's cluster must be registered first. Local mode resolves any cluster name. */
   requireRegisteredCluster: boolean;
+  /**
+   * Cluster access for live reads (the workload route; read-only, RBAC group serverless-rollouts-view
+   * when deployed). The deployed API loads it lazily (shared/app/apiDeps.ts). Without it that route
+   * answers 503.
+   */
+  clusters?: ClusterProvider;
   /** Command ids when the client sends none (default: crypto.randomUUID). */
   newId?: () => string;
   /** Unexpected failures (answered 500) go here so the transport can log them. */

@@ -1,11 +1,12 @@
 // GET /v1/rollouts/{c}/{ns}/{name}/workload: the live workload behind a rollout, for the revision →
 // ReplicaSet → pods tree of `rollouts get`. Read from the cluster on each call (never stored) with
 // the workload driver's own observe — for a Deployment one GET and one LIST of ReplicaSets, plus one
-// LIST of pods by the same selector. Only an API given cluster access (`deps.clusters`) can answer;
-// others say so with a 503 that the CLI shows instead of the tree.
+// LIST of pods by the same selector; for a StatefulSet one GET and LISTs of ControllerRevisions and
+// pods. Exactly what the read-only ClusterRole serverless-rollouts-view (infra/k8s/rollouts-rbac.yaml)
+// allows. Only an API given cluster access (`deps.clusters`) can answer; others say so with a 503
+// that the CLI shows instead of the tree.
 import { NotFoundError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
-import type { ClusterProvider } from '../reconcile/ports.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import { selectorString, spec as specOf } from '../workloads/deployment/deploymentObjects.ts';
 import { deploymentDriver } from '../workloads/deployment/driver.ts';
@@ -18,13 +19,6 @@ import { describeKey, loadExisting } from './rolloutRoutes.ts';
 import { deploymentWorkload, statefulSetWorkload, type WorkloadView } from './workloadViews.ts';
 
 export type { WorkloadPod, WorkloadRevision } from './workloadViews.ts';
-
-declare module './types.ts' {
-  interface ApiDeps {
-    /** Cluster access for live reads (the workload route). Without it that route answers 503. */
-    clusters?: ClusterProvider;
-  }
-}
 
 export interface WorkloadResponse extends WorkloadView {
   rollout: RolloutKey;

@@ -1,7 +1,7 @@
 // The part of the composition root every function needs: configuration, clock, meter, the state
 // store (DynamoDB) and the reconcile queue (SQS), and the API's dependencies over them. Kept apart
-// from lambdaDeps.ts so the sweep and API bundles do not carry the Kubernetes client they never use
-// (about half of a bundle, and of its cold-start load time).
+// from lambdaDeps.ts so the sweep bundle does not carry the Kubernetes client (about half of a
+// bundle, and of its cold-start load time); the API evaluates it only on first use (apiDeps.ts).
 // AWS clients get no endpoint: the SDK reads AWS_ENDPOINT_URL(_<SERVICE>) itself (LocalStack, moto).
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -11,11 +11,11 @@ import type { ApiDeps } from '../api/types.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { Meter } from '../reconcile/meter.ts';
 import type { Clock, StateStore } from '../reconcile/ports.ts';
-import type { WorkloadKind } from '../rollout/types.ts';
+import { SUPPORTED_KINDS } from '../workloads/registry.ts';
 import type { BatchingQueue } from './sweep.ts';
 
-/** Workload kinds with a driver (lambdaDeps.ts wires the drivers themselves); apply refuses the others. */
-export const SUPPORTED_KINDS: readonly WorkloadKind[] = ['Deployment', 'StatefulSet'];
+/** Re-exported for existing importers; the list itself lives in shared/workloads/registry.ts. */
+export { SUPPORTED_KINDS };
 
 export interface CoreDeps {
   config: Config;

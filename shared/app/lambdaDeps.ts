@@ -7,14 +7,10 @@ import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
 import { loadConfig, type Config } from '../config.ts';
-import { ConfigError } from '../errors.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
-import type { WorkloadKind } from '../rollout/types.ts';
 import type { WatchClusters } from '../watch/types.ts';
-import type { WorkloadDriver } from '../workloads/driver.ts';
-import { deploymentDriver } from '../workloads/deployment/driver.ts';
-import { statefulSetDriver } from '../workloads/statefulset/driver.ts';
-import { SUPPORTED_KINDS, buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
+import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
 
 export interface AppDeps extends CoreDeps {
   clusters: RegisteredClusterProvider;
@@ -30,23 +26,18 @@ export interface BuildOptions extends CoreBuildOptions {
   clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
 }
 
-const DRIVERS: Partial<Record<WorkloadKind, WorkloadDriver>> = { Deployment: deploymentDriver, StatefulSet: statefulSetDriver };
-
 export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
   const core = buildCoreDeps(config, opts);
   const { clock, meter, store } = core;
   const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient({});
   const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store });
   const events = new EventBridgePublisher({ client: eventBridge, eventBusName: config.eventBusName, source: config.eventSource, meter });
-  // The API's list of kinds and the drivers must agree, or apply would accept what reconcile cannot run.
-  const missing = SUPPORTED_KINDS.filter((k) => !DRIVERS[k]);
-  if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
   return {
     ...core,
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
     watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),
-    reconcile: { store, clusters, drivers: DRIVERS, events, clock, meter },
+    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter },
   };
 }
 

@@ -18,11 +18,8 @@ import { ConfigError, RolloutsError } from '../errors.ts';
 import { Meter } from '../reconcile/meter.ts';
 import type { Clock } from '../reconcile/ports.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
-import type { WorkloadKind } from '../rollout/types.ts';
 import { runWatchProxy } from '../watch/watchProxy.ts';
-import type { WorkloadDriver } from '../workloads/driver.ts';
-import { deploymentDriver } from '../workloads/deployment/driver.ts';
-import { statefulSetDriver } from '../workloads/statefulset/driver.ts';
+import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
 import { dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
@@ -33,7 +30,7 @@ import { LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
 const TABLE_NAME = 'rollouts';
 const MAX_BODY_BYTES = 256 * 1024;
 /** The reconcile Lambda's drivers (shared/app/lambdaDeps.ts); start-up checks they cover every kind the API accepts. */
-export const LOCAL_DRIVERS: Partial<Record<WorkloadKind, WorkloadDriver>> = { Deployment: deploymentDriver, StatefulSet: statefulSetDriver };
+export const LOCAL_DRIVERS = WORKLOAD_DRIVERS;
 
 /** A part of local mode failed to stop (each part is still attempted). */
 export class LocalModeError extends RolloutsError {}

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { parseAllDocuments } from 'yaml';
-import { KUBERNETES_GROUP } from '../../infra/constructs/ClusterAccess.ts';
+import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../infra/constructs/ClusterAccess.ts';
 import { DeployParameterError } from '../../infra/parameters.ts';
 import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
 
@@ -12,7 +12,7 @@ describe('EKS access entries', () => {
   const { template } = synth(FULL_CONTEXT);
   const roleArn = (prefix: string) => ({ 'Fn::GetAtt': [logicalId(template, 'AWS::IAM::Role', prefix), 'Arn'] });
 
-  it('maps the reconcile and watch-proxy roles to the Kubernetes group of each listed cluster in the stack region', () => {
+  it('maps the reconcile and watch-proxy roles to the write group of each listed cluster in the stack region', () => {
     for (const eksClusterName of ['prod-eks', 'staging-eks']) {
       for (const role of ['ReconcileRole', 'WatchProxyRole']) {
         template.hasResourceProperties('AWS::EKS::AccessEntry', {
@@ -23,15 +23,23 @@ describe('EKS access entries', () => {
         });
       }
     }
-    template.resourceCountIs('AWS::EKS::AccessEntry', 4);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 6);
   });
 
-  it('gives the sweep and the API no access entry: they never talk to Kubernetes', () => {
+  it('maps the API role to the read-only group only, one entry per listed cluster in the stack region', () => {
+    const apiArn = JSON.stringify(roleArn('ApiRole'));
+    const apiEntries = Object.values(resources(template, 'AWS::EKS::AccessEntry')).filter((e) => JSON.stringify(e.Properties?.PrincipalArn) === apiArn);
+    assert.deepEqual(apiEntries.map((e) => [e.Properties?.ClusterName, e.Properties?.KubernetesGroups, e.Properties?.Type]).sort(), [
+      ['prod-eks', [KUBERNETES_VIEW_GROUP], 'STANDARD'],
+      ['staging-eks', [KUBERNETES_VIEW_GROUP], 'STANDARD'],
+    ]);
+    assert.ok(apiEntries.every((e) => e.Properties?.AccessPolicies === undefined), 'no EKS access policy on top of the group');
+  });
+
+  it('gives the sweep no access entry: it never talks to Kubernetes', () => {
     const entries = Object.values(resources(template, 'AWS::EKS::AccessEntry'));
-    for (const role of ['SweepRole', 'ApiRole']) {
-      const arn = JSON.stringify(roleArn(role));
-      assert.ok(entries.every((e) => JSON.stringify(e.Properties?.PrincipalArn) !== arn), role);
-    }
+    const arn = JSON.stringify(roleArn('SweepRole'));
+    assert.ok(entries.every((e) => JSON.stringify(e.Properties?.PrincipalArn) !== arn));
   });
 
   it('creates no access entry for a cluster reached through a role, nor for one in another region', () => {
@@ -40,17 +48,33 @@ describe('EKS access entries', () => {
     }
   });
 
-  it('uses the group that infra/k8s/rollouts-rbac.yaml binds to its ClusterRole', () => {
-    const docs = parseAllDocuments(readFileSync(new URL('../../infra/k8s/rollouts-rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS());
-    const binding = docs.find((d) => d?.kind === 'ClusterRoleBinding');
-    assert.ok(binding, 'rollouts-rbac.yaml has no ClusterRoleBinding');
-    assert.deepEqual(binding.subjects, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: KUBERNETES_GROUP }]);
+  it('uses the groups that infra/k8s/rollouts-rbac.yaml binds to its ClusterRoles of the same names', () => {
+    const bindings = rbacDocuments().filter((d) => d.kind === 'ClusterRoleBinding');
+    assert.deepEqual(bindings.map((b) => [b.roleRef.name, b.subjects]), [KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP].map((group) =>
+      [group, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }]]));
   });
 
-  it('tells the operator how to bind the role per namespace when a cluster lists namespaces', () => {
+  it('gives the read-only group get and list on exactly what the workload route reads', () => {
+    const role = rbacDocuments().find((d) => d.kind === 'ClusterRole' && d.metadata.name === KUBERNETES_VIEW_GROUP);
+    assert.ok(role, `rollouts-rbac.yaml has no ClusterRole ${KUBERNETES_VIEW_GROUP}`);
+    const granted = role.rules.flatMap((r: RbacRule) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${[...r.verbs].sort().join(',')}`)));
+    assert.deepEqual(granted.sort(), ['/pods:get,list', 'apps/controllerrevisions:get,list', 'apps/deployments:get,list', 'apps/replicasets:get,list', 'apps/statefulsets:get,list']);
+  });
+
+  it('tells the operator how to bind both roles per namespace when a cluster lists namespaces', () => {
+    const { stack } = synth(FULL_CONTEXT);
+    const annotations = Annotations.fromStack(stack);
+    for (const group of [KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP]) {
+      annotations.hasInfo('/Rollouts/ClusterAccess', Match.stringLikeRegexp(
+        `cluster staging: limited to namespaces web, api.*kubectl delete clusterrolebinding ${group}\`.*kubectl create rolebinding ${group} -n web --clusterrole=${group} --group=${group}\``,
+      ));
+    }
+  });
+
+  it('warns that the API reads a cluster reached through a role with that role\'s rights', () => {
     const { stack } = synth(FULL_CONTEXT);
     Annotations.fromStack(stack).hasInfo('/Rollouts/ClusterAccess', Match.stringLikeRegexp(
-      'cluster staging: limited to namespaces web, api.*kubectl create rolebinding serverless-rollouts -n web --clusterrole=serverless-rollouts --group=serverless-rollouts',
+      'cluster partner: reached through arn:aws:iam::210987654321:role/rollouts-access; .*the read-only principals \\(api\\) assume it too',
     ));
   });
 
@@ -62,10 +86,22 @@ describe('EKS access entries', () => {
   });
 });
 
+interface RbacRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+function rbacDocuments() {
+  return parseAllDocuments(readFileSync(new URL('../../infra/k8s/rollouts-rbac.yaml', import.meta.url), 'utf8'))
+    .map((d) => d.toJS() as { kind: string; metadata: { name: string }; rules: RbacRule[]; roleRef: { name: string }; subjects: unknown[] })
+    .filter((d) => d !== null);
+}
+
 describe('deploy parameters', () => {
   it('accept clusters given on the command line as a JSON string', () => {
     const { template } = synth({ clusters: JSON.stringify([{ name: 'cli', eksClusterName: 'cli-eks' }]) });
-    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 3);
   });
 
   it('fail synth naming the key and the reason when a value is invalid', () => {
@@ -81,7 +117,7 @@ describe('deploy parameters', () => {
     const { template } = synth({ ...FULL_CONTEXT, watchProxyMode: 'none' });
     template.resourceCountIs('AWS::Lambda::Function', 3);
     template.resourceCountIs('AWS::Scheduler::Schedule', 1);
-    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 4);
     assert.deepEqual(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('watch') } }), {});
     assert.deepEqual(template.findOutputs('WatchProxyRoleArn'), {});
   });

@@ -67,11 +67,14 @@ describe('IAM', () => {
     });
   });
 
-  it('grants the API table items and the work queue; no Kubernetes, STS or event bus access', () => {
+  it('grants the API table items, the work queue and the listed clusters (for the workload tree); no event bus access', () => {
     assert.deepEqual(grantsOf(template, role('ApiRole')), {
+      // GetItem also reads the cluster registrations the workload route resolves.
       ...perAction(TABLE_ITEMS.map((a) => `dynamodb:${a}`), '<StateTable>'),
+      'eks:DescribeCluster': DIRECT_CLUSTERS,
       ...LOGS_AND_TRACES('<ApiLogs>'),
       'sqs:SendMessage': ['<QueuesWork>'],
+      'sts:AssumeRole': [PARTNER_ROLE],
     });
   });
 

@@ -225,7 +225,7 @@ describe('RolloutEventBus', () => {
 
 describe('outputs', () => {
   it('publishes the API URL, the bus, the table and the queue URLs', () => {
-    for (const name of ['ApiUrl', 'ApiFunctionArn', 'EventBusName', 'EventBusArn', 'TableName', 'QueueUrl', 'TriggerQueueUrl', 'ReconcileRoleArn', 'WatchProxyRoleArn']) {
+    for (const name of ['ApiUrl', 'ApiFunctionArn', 'EventBusName', 'EventBusArn', 'TableName', 'QueueUrl', 'TriggerQueueUrl', 'ReconcileRoleArn', 'WatchProxyRoleArn', 'ApiRoleArn']) {
       template.hasOutput(name, {});
     }
     template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [logicalId(template, 'AWS::Lambda::Url', 'ApiFunctionFunctionUrl'), 'FunctionUrl'] } });

@@ -10,8 +10,7 @@ import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reco
 import { reconcile } from '../../shared/reconcile/reconcile.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
 import type { CommandBody, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';
-import { deploymentDriver } from '../../shared/workloads/deployment/driver.ts';
-import { statefulSetDriver } from '../../shared/workloads/statefulset/driver.ts';
+import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 import { startDynalite } from './dynalite.ts';
 import { CollectingPublisher } from './fakes/collectingPublisher.ts';
 import { InvariantWatcher } from './invariants.ts';
@@ -73,7 +72,7 @@ export class Engine {
     return {
       store: this.store,
       clusters: { client: async () => this.client },
-      drivers: { Deployment: deploymentDriver, StatefulSet: statefulSetDriver },
+      drivers: WORKLOAD_DRIVERS,
       events: this.events,
       clock: this.clock,
       meter: this.meter,

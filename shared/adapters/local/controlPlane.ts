@@ -29,7 +29,7 @@ import {
   type ComponentFiles,
   type ComponentPorts,
 } from './controlplane/componentArgs.ts';
-import { writeCredentials, writeKubeconfig, type KubeconfigUser } from './controlplane/credentials.ts';
+import { writeCredentials, writeKubeconfig, type ExtraTokenUser, type KubeconfigUser } from './controlplane/credentials.ts';
 import { Daemon } from './controlplane/daemon.ts';
 import { registerExitCleanup } from './controlplane/exitCleanup.ts';
 import { writeKwokConfig } from './controlplane/kwokConfig.ts';
@@ -39,6 +39,7 @@ import { httpProbe, waitUntilReady } from './controlplane/readiness.ts';
 export { NEVER_READY_LABEL, KWOK_NODE_ANNOTATION } from './controlplane/kwokConfig.ts';
 export { ROLLOUTS_USER, ROLLOUTS_GROUP } from './controlplane/credentials.ts';
 export type { AuditEvent, AuditPolicyRule } from './controlplane/audit.ts';
+export type { ExtraTokenUser } from './controlplane/credentials.ts';
 
 export interface ControlPlaneOptions {
   /** Where etcd data, PKI, kubeconfigs and logs go; kept by stop(). Default: a temp dir stop() removes. */
@@ -60,6 +61,11 @@ export interface ControlPlaneOptions {
    * Default none: only the product's user is recorded.
    */
   auditRules?: AuditPolicyRule[];
+  /**
+   * More static-token users (name and groups), e.g. one bound only to a read-only group of
+   * infra/k8s/rollouts-rbac.yaml. Their tokens are in `extraTokens`. Default none.
+   */
+  extraUsers?: readonly ExtraTokenUser[];
 }
 
 export interface ControlPlane {
@@ -71,6 +77,8 @@ export interface ControlPlane {
   kubeconfigPath(user: 'admin' | 'rollouts'): string;
   adminToken: string;
   rolloutsToken: string;
+  /** Bearer tokens of `extraUsers`, by user name. */
+  extraTokens: Readonly<Record<string, string>>;
   /**
    * Requests of the `serverless-rollouts` user (and whatever `auditRules` add) the apiserver has
    * completed so far, oldest first (stage ResponseComplete). Throws ConfigError unless started with
@@ -121,7 +129,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const [etcdClient, etcdPeer, apiserverPort, controllerManager, scheduler] = (await freePorts(5)) as [number, number, number, number, number];
     const ports: ComponentPorts = { etcdClient, etcdPeer, apiserver: apiserverPort, controllerManager, scheduler };
     const server = `https://127.0.0.1:${ports.apiserver}`;
-    const credentials = writeCredentials(path.join(dataDir, 'pki'));
+    const credentials = writeCredentials(path.join(dataDir, 'pki'), opts.extraUsers);
     const kubeconfigPath = (user: KubeconfigUser): string => path.join(dataDir, `${user}.kubeconfig`);
     writeKubeconfig(kubeconfigPath('admin'), server, 'admin', credentials.adminToken);
     writeKubeconfig(kubeconfigPath('rollouts'), server, 'rollouts', credentials.rolloutsToken);
@@ -189,6 +197,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       kubeconfigPath,
       adminToken: credentials.adminToken,
       rolloutsToken: credentials.rolloutsToken,
+      extraTokens: credentials.extraTokens,
       auditEvents() {
         if (!files.audit) throw new ConfigError('the audit log is off: start the control plane with auditLog: true');
         return readAuditEvents(files.audit.logFile);

@@ -1,9 +1,11 @@
 // Credentials for a throwaway control plane: a service-account signing key pair, a static token file
-// with an admin (system:masters) and the least-privilege product user, and one kubeconfig per user.
+// with an admin (system:masters), the least-privilege product user and any extra users a test asks
+// for, and a kubeconfig for the admin and the product user.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
+import { ConfigError } from '../../../errors.ts';
 
 /** The user and group the product's RBAC (infra/k8s/rollouts-rbac.yaml) binds. */
 export const ROLLOUTS_USER = 'serverless-rollouts';
@@ -11,15 +13,37 @@ export const ROLLOUTS_GROUP = 'serverless-rollouts';
 
 export type KubeconfigUser = 'admin' | 'rollouts';
 
+/** One more static-token user, e.g. one bound only to a read-only group, to test an RBAC role alone. */
+export interface ExtraTokenUser {
+  name: string;
+  groups: readonly string[];
+}
+
 export interface Credentials {
   adminToken: string;
   rolloutsToken: string;
+  /** Bearer tokens of the extra users, by user name. */
+  extraTokens: Record<string, string>;
   tokenFile: string;
   serviceAccountPrivateKey: string;
   serviceAccountPublicKey: string;
 }
 
-export function writeCredentials(pkiDir: string): Credentials {
+/** Names that fit the token file's CSV as written (no quotes or commas) and do not shadow the built-in users. */
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9:._@-]*$/;
+
+function checkExtraUsers(users: readonly ExtraTokenUser[]): void {
+  const seen = new Set(['admin', ROLLOUTS_USER]);
+  for (const user of users) {
+    if (!TOKEN_NAME.test(user.name) || seen.has(user.name)) throw new ConfigError(`extra token user: invalid or duplicate name "${user.name}"`);
+    const bad = user.groups.find((g) => !TOKEN_NAME.test(g));
+    if (bad !== undefined) throw new ConfigError(`extra token user ${user.name}: invalid group "${bad}"`);
+    seen.add(user.name);
+  }
+}
+
+export function writeCredentials(pkiDir: string, extraUsers: readonly ExtraTokenUser[] = []): Credentials {
+  checkExtraUsers(extraUsers);
   fs.mkdirSync(pkiDir, { recursive: true, mode: 0o700 });
   // ECDSA P-256: generated in microseconds (RSA-2048 takes tens of ms) and accepted by the
   // apiserver for signing service-account tokens (ES256).
@@ -31,14 +55,20 @@ export function writeCredentials(pkiDir: string): Credentials {
 
   const adminToken = randomBytes(24).toString('hex');
   const rolloutsToken = randomBytes(24).toString('hex');
+  const extraTokens = Object.fromEntries(extraUsers.map((user) => [user.name, randomBytes(24).toString('hex')]));
   const tokenFile = path.join(pkiDir, 'tokens.csv');
   // Format: token,user,uid,"group1,group2"
   fs.writeFileSync(
     tokenFile,
-    [`${adminToken},admin,admin,"system:masters"`, `${rolloutsToken},${ROLLOUTS_USER},${ROLLOUTS_USER},"${ROLLOUTS_GROUP}"`, ''].join('\n'),
+    [
+      `${adminToken},admin,admin,"system:masters"`,
+      `${rolloutsToken},${ROLLOUTS_USER},${ROLLOUTS_USER},"${ROLLOUTS_GROUP}"`,
+      ...extraUsers.map((user) => `${extraTokens[user.name]},${user.name},${user.name},"${user.groups.join(',')}"`),
+      '',
+    ].join('\n'),
     { mode: 0o600 },
   );
-  return { adminToken, rolloutsToken, tokenFile, serviceAccountPrivateKey, serviceAccountPublicKey };
+  return { adminToken, rolloutsToken, extraTokens, tokenFile, serviceAccountPrivateKey, serviceAccountPublicKey };
 }
 
 /**
