@@ -1,4 +1,4 @@
-// CDK app entry (cdk.json: `npx tsx infra/app.ts`). Deploy parameters come from context; see infra/README.md.
+// CDK app entry (cdk.json: `npx tsx infra/app.ts`). Deploy parameters come from context; see README.md, "Deploying to AWS".
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readDeployParameters } from './parameters.ts';

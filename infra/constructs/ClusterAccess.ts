@@ -56,7 +56,7 @@ export class ClusterAccess extends Construct {
       // AWS::EKS::AccessEntry is regional: the stack can only create it for clusters in its own region.
       if (cluster.region !== undefined && cluster.region !== stack.region) {
         Annotations.of(this).addInfo(`cluster ${cluster.name}: ${cluster.eksClusterName} is in ${cluster.region}, not the stack's region; `
-          + 'create its access entries there (see infra/README.md, "Granting EKS access")');
+          + 'create its access entries there (see README.md, "Granting EKS access")');
         continue;
       }
       for (const p of props.principals) {
@@ -82,7 +82,7 @@ export class ClusterAccess extends Construct {
       // Every principal assumes the same role there, so the read-only API acts with that role's rights.
       const readers = props.principals.filter((p) => p.kubernetesGroup !== KUBERNETES_GROUP).map((p) => p.name);
       Annotations.of(this).addInfo(`cluster ${cluster.name}: reached through ${cluster.roleArn}; map that role to the `
-        + `"${KUBERNETES_GROUP}" group in the cluster's account (see infra/README.md, "Clusters in other accounts")`
+        + `"${KUBERNETES_GROUP}" group in the cluster's account (see README.md, "Clusters in other accounts")`
         + (readers.length > 0 ? `; the read-only principals (${readers.join(', ')}) assume it too, so they read that cluster with its rights, not read-only` : ''));
     }
   }
