@@ -30,6 +30,8 @@ const args = [
   '--import', 'tsx',
   '--test',
   '--test-concurrency=1',
+  // A hung test must fail, not stall CI: 10 minutes is far beyond any test here (the longest take ~1 min).
+  '--test-timeout=600000',
   '--test-reporter=spec', '--test-reporter-destination=stdout',
   `--test-reporter=${path.join(root, 'scripts/summary-reporter.mjs')}`, '--test-reporter-destination=stdout',
   ...files,

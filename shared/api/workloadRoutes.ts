@@ -8,7 +8,7 @@
 import { NotFoundError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { RolloutKey } from '../rollout/types.ts';
-import { selectorString, spec as specOf } from '../workloads/deployment/deploymentObjects.ts';
+import { selectorString, spec as specOf } from '../workloads/common/objects.ts';
 import { deploymentDriver } from '../workloads/deployment/driver.ts';
 import type { Observation } from '../workloads/driver.ts';
 import { statefulSetDriver } from '../workloads/statefulset/driver.ts';

@@ -4,7 +4,7 @@
 // counts are exactly the ones the reconcile plans with.
 import type { KubeObject } from '../kube/types.ts';
 import type { RevisionView } from '../rollout/types.ts';
-import { num, spec as specOf, status as statusOf, templateOf } from '../workloads/deployment/deploymentObjects.ts';
+import { num, spec as specOf, status as statusOf, templateOf } from '../workloads/common/objects.ts';
 import { deploymentDriver } from '../workloads/deployment/driver.ts';
 import { revisionId } from '../workloads/deployment/revision.ts';
 import { ownedReplicaSets } from '../workloads/deployment/view.ts';

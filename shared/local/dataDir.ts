@@ -1,9 +1,8 @@
 // Where local mode keeps its state, and how the CLI finds a running local mode: `.rollouts/` in the
 // working directory (ROLLOUTS_HOME overrides). `endpoint` holds the API URL while `serve` runs;
 // `kubeconfig` reaches the cluster it drives (the sandbox's admin user, for kubectl).
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError } from '../errors.ts';
+import { acquirePidLock } from '../adapters/local/pidLock.ts';
 
 /** Local mode's one cluster name; the CLI's --cluster defaults to it against local mode. */
 export const LOCAL_CLUSTER = 'local';
@@ -49,29 +48,7 @@ export function dataDirPaths(root: string): DataDirPaths {
  * longer runs (a crash, a SIGKILL) is taken over. Without it, a second `serve` would wipe the
  * first one's sandbox under its feet.
  */
-export async function lockDataDir(paths: DataDirPaths): Promise<() => Promise<void>> {
-  await mkdir(paths.root, { recursive: true });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(paths.lock, String(process.pid), { flag: 'wx' });
-      return () => rm(paths.lock, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(await readFile(paths.lock, 'utf8').catch(() => ''));
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
-        throw new ConfigError(`local mode is already running from ${paths.root} (process ${owner}); stop it first, or set ${DATA_DIR_ENV} to another directory`);
-      }
-      await rm(paths.lock, { force: true });
-    }
-  }
-  throw new ConfigError(`cannot lock ${paths.lock}`);
+export function lockDataDir(paths: DataDirPaths): Promise<() => Promise<void>> {
+  return acquirePidLock(paths.lock, (owner) => `local mode is already running from ${paths.root} (process ${owner}); stop it first, or set ${DATA_DIR_ENV} to another directory`, { sameProcessMayRetake: true });
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,13 +1,13 @@
 // Embedded DynamoDB for local mode (and the test harness): dynalite in this process on loopback,
 // persisted under a data directory when `path` is given (LevelDB through classic-level, which ships
 // prebuilt binaries for Node 22 on linux/darwin/win32), in memory otherwise.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { ConfigError } from '../../errors.ts';
+import { acquirePidLock } from '../local/pidLock.ts';
 import { ensureTable } from './table.ts';
 
 export interface EmbeddedDynamoOptions {
@@ -83,31 +83,8 @@ const LOCK_FILE = 'rollouts-embedded.lock';
  * lock file (holding the owner's pid) turns that into a clear error up front. A lock left by a
  * process that no longer runs is taken over.
  */
-async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  await mkdir(dir, { recursive: true });
-  const lockPath = path.join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(lockPath, String(process.pid), { flag: 'wx' });
-      return () => rm(lockPath, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(await readFile(lockPath, 'utf8').catch(() => ''));
-      if (Number.isInteger(owner) && owner > 0 && isRunning(owner)) {
-        throw new ConfigError(`the data directory ${dir} is in use by process ${owner} (another local mode?)`);
-      }
-      await rm(lockPath, { force: true });
-    }
-  }
-  throw new ConfigError(`cannot lock the data directory ${dir}`);
+function lockDataDir(dir: string): Promise<() => Promise<void>> {
+  // Not even this process may open it twice: LevelDB would kill the process from a callback.
+  return acquirePidLock(path.join(dir, LOCK_FILE), (owner) => `the data directory ${dir} is in use by process ${owner} (another local mode?)`);
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -2,7 +2,7 @@
 import type { ClusterClient } from '../../reconcile/ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec } from './deploymentObjects.ts';
+import { selectorString, spec } from '../common/objects.ts';
 import { deploymentView } from './view.ts';
 import { deploymentWrites } from './writes.ts';
 

@@ -3,6 +3,7 @@
 // as the apiserver stored it (defaults applied), minus the pod-template-hash label. A Deployment's
 // template and the template of a ReplicaSet made from it then hash the same, whoever created it.
 import { createHash } from 'node:crypto';
+import { canonicalJson, isRecord } from '../common/objects.ts';
 
 export const POD_TEMPLATE_HASH = 'pod-template-hash';
 /** The alphabet Kubernetes uses for generated names (rand.SafeEncodeString): no vowels, no 0/1/3. */
@@ -24,26 +25,4 @@ export function withoutHashLabel(template: unknown): unknown {
     meta.labels = labels;
   }
   return meta ? { ...template, metadata: meta } : template;
-}
-
-/** JSON with sorted keys and without nulls/empty maps, so equal templates serialise equally. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(normalise(value));
-}
-
-function normalise(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(normalise);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = normalise(value[key]);
-    if (v === null || v === undefined) continue;
-    if (isRecord(v) && Object.keys(v).length === 0) continue;
-    out[key] = v;
-  }
-  return out;
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -3,10 +3,8 @@ import { resolveRollingBudget } from '../../rollout/arithmetic.ts';
 import type { RevisionView, WorkloadView } from '../../rollout/types.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Observation } from '../driver.ts';
-import {
-  MAX_INT32, ORIGINAL_STRATEGY, condition, images, inTakeover, isControlledBy, num, replicasOf,
-  revisionNumber, selectorString, spec, status, strategyOf, templateOf, userStrategy,
-} from './deploymentObjects.ts';
+import { MAX_INT32, ORIGINAL_STRATEGY, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
+import { condition, images, isControlledBy, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { revisionId } from './revision.ts';
 
 export function deploymentView(obs: Observation): WorkloadView {

@@ -2,15 +2,15 @@
 // All Deployment changes of one pass are merged into one merge patch carrying the observed
 // resourceVersion (a concurrent writer makes it fail with 409 and nothing after it is sent).
 // ReplicaSet writes follow, each with its own resourceVersion. Already-converged → [].
-import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
-import type { Action, TemplateChange } from '../../rollout/types.ts';
+import { objectRef, spec, templateOf, isRecord } from '../common/objects.ts';
+import { templateChangeWrite } from '../common/templateChange.ts';
+import type { KubeObject, KubeWrite } from '../../kube/types.ts';
+import type { Action } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
-import {
-  DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, spec, strategyOf, templateOf, userStrategy,
-} from './deploymentObjects.ts';
-import { mergePatchDiff } from './mergePatch.ts';
+import { DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
+import { mergePatchDiff } from '../common/mergePatch.ts';
 import { nextMoves } from './moves.ts';
-import { POD_TEMPLATE_HASH, isRecord, revisionId, withoutHashLabel } from './revision.ts';
+import { POD_TEMPLATE_HASH, revisionId, withoutHashLabel } from './revision.ts';
 import { deploymentView, ownedReplicaSets } from './view.ts';
 
 export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite[] {
@@ -37,7 +37,7 @@ export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite
         if (spec(d).paused === true) deploymentPatch.spec.paused = false;
         break;
       case 'set-template':
-        templateWrites.push(setTemplate(ref(d), action.change));
+        templateWrites.push(templateChangeWrite(objectRef(d), action.change));
         break;
       case 'restore-template': {
         const rs = rsById.get(action.revision);
@@ -90,7 +90,7 @@ export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite
   const hasAnnotations = Object.keys(deploymentPatch.annotations).length > 0;
   if (hasSpec || hasAnnotations) {
     writes.push({
-      verb: 'patch', ref: ref(d), patchType: 'merge', resourceVersion: d.metadata.resourceVersion,
+      verb: 'patch', ref: objectRef(d), patchType: 'merge', resourceVersion: d.metadata.resourceVersion,
       patch: { ...(hasAnnotations ? { metadata: { annotations: deploymentPatch.annotations } } : {}), ...(hasSpec ? { spec: deploymentPatch.spec } : {}) },
       reason: describePatch(deploymentPatch.spec, deploymentPatch.annotations),
     });
@@ -100,9 +100,6 @@ export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite
   return releasing ? [...replicaSetWrites, ...writes, ...templateWrites] : [...writes, ...replicaSetWrites, ...templateWrites];
 }
 
-function ref(o: KubeObject): ObjectRef {
-  return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name };
-}
 
 /**
  * Scale one ReplicaSet. The target of a rollback/undo is an older ReplicaSet the native controller
@@ -114,7 +111,7 @@ function scaleReplicaSet(rs: KubeObject, replicas: number, isTarget: boolean): K
   const annotations = rs.metadata.annotations ?? {};
   const strip = isTarget && (annotations[DESIRED_REPLICAS] !== undefined || annotations[MAX_REPLICAS] !== undefined);
   return {
-    verb: 'patch', ref: ref(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    verb: 'patch', ref: objectRef(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
     patch: { ...(strip ? { metadata: { annotations: { [DESIRED_REPLICAS]: null, [MAX_REPLICAS]: null } } } : {}), spec: { replicas } },
     reason: `scale ${rs.metadata.name} to ${replicas}`,
   };
@@ -122,7 +119,7 @@ function scaleReplicaSet(rs: KubeObject, replicas: number, isTarget: boolean): K
 
 function dropAnnotation(rs: KubeObject): KubeWrite {
   return {
-    verb: 'patch', ref: ref(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    verb: 'patch', ref: objectRef(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
     patch: { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } } }, reason: `drop ${ORIGINAL_STRATEGY} from ${rs.metadata.name}`,
   };
 }
@@ -162,15 +159,6 @@ function createReplicaSet(d: KubeObject, owned: KubeObject[], hash: string, repl
   };
 }
 
-function setTemplate(target: ObjectRef, change: TemplateChange): KubeWrite {
-  // Strategic merge: containers merge by name, so only the named images change. No resourceVersion:
-  // the patch is idempotent and must not lose to the hold patch sent just before it.
-  const patch =
-    change.type === 'images'
-      ? { spec: { template: { spec: { containers: Object.entries(change.images).map(([name, image]) => ({ name, image })) } } } }
-      : { spec: { template: change.patch } };
-  return { verb: 'patch', ref: target, patchType: 'strategic', patch, reason: 'apply the requested pod template change' };
-}
 
 function describePatch(specPatch: Record<string, unknown>, annotations: Record<string, string | null>): string {
   const parts: string[] = [];

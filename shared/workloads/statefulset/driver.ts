@@ -3,7 +3,7 @@
 import type { ClusterClient } from '../../reconcile/ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec } from '../deployment/deploymentObjects.ts';
+import { selectorString, spec } from '../common/objects.ts';
 import { NATIVE_API_VERSION, statefulSetView } from './view.ts';
 import { statefulSetWrites } from './writes.ts';
 

@@ -2,8 +2,7 @@
 // from wire-format JSON. The generic reads (spec, status, num, images, selector) are the
 // Deployment driver's; only what is particular to StatefulSets lives here.
 import type { KubeObject } from '../../kube/types.ts';
-import { isControlledBy, num, spec, status } from '../deployment/deploymentObjects.ts';
-import { isRecord } from '../deployment/revision.ts';
+import { isControlledBy, num, spec, status, isRecord } from '../common/objects.ts';
 
 /**
  * The hold: Kruise's MaxInt16 rather than spec.replicas, so pods a scale-up adds while held are

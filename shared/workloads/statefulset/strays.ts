@@ -7,7 +7,7 @@
 // driver makes by scaling the interrupted ReplicaSet down.
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Distribution } from '../../rollout/types.ts';
-import { num, spec } from '../deployment/deploymentObjects.ts';
+import { num, spec } from '../common/objects.ts';
 import { currentRevisionOf, isPodReady, isTerminating, ordinalOf, ownedPods, podRevision } from './statefulSetObjects.ts';
 
 export interface StrayInput {

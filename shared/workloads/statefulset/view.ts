@@ -7,12 +7,8 @@ import { percentValue } from '../../rollout/intOrPercent.ts';
 import type { IntOrPercent, RevisionView, WorkloadView } from '../../rollout/types.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Observation } from '../driver.ts';
-import { images, num, replicasOf, selectorString, spec, status, templateOf } from '../deployment/deploymentObjects.ts';
-import { canonicalJson } from '../deployment/revision.ts';
-import {
-  HELD_PARTITION, currentRevisionOf, isObserved, isPodReady, isTerminating, maxUnavailableOf, ownedPods, ownedRevisions,
-  partitionOf, podRevision, recordedPartition, revisionNumberOf, storedTemplate, updateRevisionOf, updateStrategyType,
-} from './statefulSetObjects.ts';
+import { images, num, replicasOf, selectorString, spec, status, templateOf, canonicalJson } from '../common/objects.ts';
+import { HELD_PARTITION, currentRevisionOf, isObserved, isPodReady, isTerminating, maxUnavailableOf, ownedPods, ownedRevisions, partitionOf, podRevision, recordedPartition, revisionNumberOf, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
 
 /** The only StatefulSet API the typed client binds; Kruise's Advanced StatefulSet needs its CRD. */
 export const NATIVE_API_VERSION = 'apps/v1';

@@ -4,14 +4,13 @@
 // deleted only when an interrupted release left strays below the partition (strays.ts). Everything
 // for the set goes into one merge patch guarded by the observed resourceVersion, then pod deletes,
 // then a pod-template change requested by a command. Converged → [].
-import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
-import type { Action, TemplateChange } from '../../rollout/types.ts';
+import { objectRef, templateOf } from '../common/objects.ts';
+import { templateChangeWrite } from '../common/templateChange.ts';
+import type { KubeObject, KubeWrite } from '../../kube/types.ts';
+import type { Action } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
-import { templateOf } from '../deployment/deploymentObjects.ts';
-import { mergePatchDiff } from '../deployment/mergePatch.ts';
-import {
-  BATCH_PARTITION, HELD_PARTITION, ownedRevisions, partitionOf, recordedPartition, storedTemplate, updateRevisionOf, updateStrategyType,
-} from './statefulSetObjects.ts';
+import { mergePatchDiff } from '../common/mergePatch.ts';
+import { BATCH_PARTITION, HELD_PARTITION, ownedRevisions, partitionOf, recordedPartition, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
 import { strayDeletions } from './strays.ts';
 import { statefulSetView } from './view.ts';
 
@@ -48,7 +47,7 @@ export function statefulSetWrites(obs: Observation, actions: Action[]): KubeWrit
         // A new template must never land on a lowered partition (the controller would roll it to
         // every pod above the partition at once): raise it first, in the patch sent before the template.
         if (partitioned) want = { partition: HELD_PARTITION, record: undefined };
-        templateWrites.push(setTemplate(ref(set), action.change));
+        templateWrites.push(templateChangeWrite(objectRef(set), action.change));
         deletions = [];
         break;
       case 'restore-template': {
@@ -79,7 +78,7 @@ export function statefulSetWrites(obs: Observation, actions: Action[]): KubeWrit
   const writes: KubeWrite[] = [];
   if (Object.keys(specPatch).length > 0 || recordChanged) {
     writes.push({
-      verb: 'patch', ref: ref(set), patchType: 'merge', resourceVersion: set.metadata.resourceVersion,
+      verb: 'patch', ref: objectRef(set), patchType: 'merge', resourceVersion: set.metadata.resourceVersion,
       patch: {
         ...(recordChanged ? { metadata: { annotations: { [BATCH_PARTITION]: want.record === undefined ? null : String(want.record) } } } : {}),
         ...(Object.keys(specPatch).length > 0 ? { spec: specPatch } : {}),
@@ -90,19 +89,7 @@ export function statefulSetWrites(obs: Observation, actions: Action[]): KubeWrit
   return [...writes, ...deletions, ...templateWrites];
 }
 
-function ref(o: KubeObject): ObjectRef {
-  return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? 'default', name: o.metadata.name };
-}
 
-function setTemplate(target: ObjectRef, change: TemplateChange): KubeWrite {
-  // Strategic merge: containers merge by name, so only the named images change. No resourceVersion:
-  // the patch is idempotent and must not lose to the partition patch sent just before it.
-  const patch =
-    change.type === 'images'
-      ? { spec: { template: { spec: { containers: Object.entries(change.images).map(([name, image]) => ({ name, image })) } } } }
-      : { spec: { template: change.patch } };
-  return { verb: 'patch', ref: target, patchType: 'strategic', patch, reason: 'apply the requested pod template change' };
-}
 
 function describe(want: PartitionIntent, live: PartitionIntent, restoresTemplate: boolean, set: KubeObject): string {
   const parts: string[] = [];
