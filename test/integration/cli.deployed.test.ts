@@ -4,9 +4,6 @@
 // (here the environment variables), exactly as against a real stack.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createApiHandler } from '../../functions/api/createHandler.ts';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
@@ -15,9 +12,8 @@ import { signedFetch } from '../support/aws/sigv4.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { MemoryQueue } from '../support/fakes/memoryQueue.ts';
 import { testObservability } from '../support/fakes/observability.ts';
+import { runRollouts, type CliRun } from '../support/cliProcess.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = path.join(root, 'bin/rollouts.js');
 const REGION = 'eu-west-1';
 const caller: Caller = { accessKeyId: 'AKIDCLITEST', secretAccessKey: 'cli-test-secret', userArn: 'arn:aws:iam::123456789012:user/ci-deployer' };
 
@@ -25,23 +21,12 @@ let dynamo: DynaliteHarness;
 let url: FunctionUrlServer;
 const queue = new MemoryQueue();
 
-function rollouts(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: {
-        // Only what this test sets: no profile, SSO or metadata lookups from the machine running it.
-        PATH: process.env.PATH ?? '', HOME: '/nonexistent', ROLLOUTS_HOME: '/nonexistent/.rollouts', AWS_EC2_METADATA_DISABLED: 'true',
-        ROLLOUTS_ENDPOINT: url.url, ROLLOUTS_CLUSTER: 'prod', AWS_REGION: REGION, AWS_ACCESS_KEY_ID: caller.accessKeyId, AWS_SECRET_ACCESS_KEY: caller.secretAccessKey,
-        ...env,
-      },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, out, err }));
+function rollouts(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runRollouts(args, {
+    // Only what this test sets: no profile, SSO or metadata lookups from the machine running it.
+    PATH: process.env.PATH ?? '', HOME: '/nonexistent', ROLLOUTS_HOME: '/nonexistent/.rollouts', AWS_EC2_METADATA_DISABLED: 'true',
+    ROLLOUTS_ENDPOINT: url.url, ROLLOUTS_CLUSTER: 'prod', AWS_REGION: REGION, AWS_ACCESS_KEY_ID: caller.accessKeyId, AWS_SECRET_ACCESS_KEY: caller.secretAccessKey,
+    ...env,
   });
 }
 

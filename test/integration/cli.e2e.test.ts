@@ -7,30 +7,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { waitFor } from '../support/wait.ts';
+import { REPO_ROOT, ROLLOUTS_BIN, runRollouts, type CliRun } from '../support/cliProcess.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = path.join(root, 'bin/rollouts.js');
+const root = REPO_ROOT;
+const bin = ROLLOUTS_BIN;
 const home = mkdtempSync(path.join(tmpdir(), 'rollouts-e2e-'));
 const env = { ...process.env, ROLLOUTS_HOME: home, NO_COLOR: '1', ROLLOUTS_ENDPOINT: '', ROLLOUTS_CLUSTER: '', KUBECONFIG: '' };
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-function rollouts(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, out, err }));
-  });
+function rollouts(...args: string[]): Promise<CliRun> {
+  return runRollouts(args, env);
 }
 
 /** `get -o json`, parsed (the rollout's stored spec and state, and the live workload). */
