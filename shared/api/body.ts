@@ -6,6 +6,7 @@ import type { FieldIssue } from '../errors.ts';
 import { formatPath } from '../rollout/specIssues.ts';
 import { HttpError, badRequest } from './httpError.ts';
 import type { ApiRequest } from './types.ts';
+import { isRecord } from '../json.ts';
 
 /** 413 when the body is larger than `maxBytes` (counted in UTF-8 bytes, as it came over the wire). */
 export function enforceBodyLimit(body: string | undefined, maxBytes: number): void {
@@ -63,6 +64,3 @@ export function zodIssues(error: z.ZodError): FieldIssue[] {
   });
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

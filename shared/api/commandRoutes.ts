@@ -11,8 +11,9 @@ import { requestReconcile } from './enqueue.ts';
 import { json } from './httpError.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
-import { describeKey, loadExisting } from './rolloutRoutes.ts';
+import { loadExisting } from './rolloutRoutes.ts';
 import type { ApiResponse, CommandResponse } from './types.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) => Promise<ApiResponse> {
   return async ({ req, params, deps }) => {
@@ -27,7 +28,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
       return json(200, duplicate(key, parsed.commandId));
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
-    if (rejection) throw new CommandRejectedError(`${verb} ${describeKey(key)}: ${rejection}`);
+    if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
 
     const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);

@@ -11,6 +11,7 @@ import { listFilter, rolloutKeyParam } from './params.ts';
 import type { RouteContext } from './routes.ts';
 import type { ApiDeps, ApiResponse, ApplyResponse, GetResponse, HistoryResponse, ListResponse, RolloutSummary } from './types.ts';
 import { isBeingDeleted, rolloutSummary, statusView } from './views.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 /** Loads of the list route run this many at a time (one Query each). */
 const LIST_CONCURRENCY = 8;
@@ -26,7 +27,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   if (issues.length > 0) throw unprocessable(issues);
 
   const loaded = await deps.store.load(key);
-  if (isBeingDeleted(loaded.state.state)) throw new HttpError(409, `${describeKey(key)} is being deleted; apply again once it is gone`);
+  if (isBeingDeleted(loaded.state.state)) throw new HttpError(409, `${rolloutKeyString(key)} is being deleted; apply again once it is gone`);
   const previous = loaded.spec;
   if (previous && loaded.state.state.release) {
     // As Kruise's validator: the workload and the number of steps are fixed while a release runs
@@ -85,7 +86,7 @@ export async function rolloutHistory({ params, deps }: RouteContext): Promise<Ap
 export async function loadExisting(deps: ApiDeps, params: Record<string, string>): Promise<{ key: RolloutKey; spec: StoredSpec; loaded: LoadedRollout }> {
   const key = rolloutKeyParam(params);
   const loaded = await deps.store.load(key);
-  if (!loaded.spec) throw new NotFoundError(`rollout ${describeKey(key)} not found`);
+  if (!loaded.spec) throw new NotFoundError(`rollout ${rolloutKeyString(key)} not found`);
   return { key, spec: loaded.spec, loaded };
 }
 
@@ -116,6 +117,3 @@ function sameJson(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 }
 
-export function describeKey(key: RolloutKey): string {
-  return `${key.cluster}/${key.namespace}/${key.name}`;
-}

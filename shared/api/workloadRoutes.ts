@@ -15,8 +15,9 @@ import { statefulSetDriver } from '../workloads/statefulset/driver.ts';
 import { HttpError, json } from './httpError.ts';
 import type { RouteContext } from './routes.ts';
 import type { ApiResponse } from './types.ts';
-import { describeKey, loadExisting } from './rolloutRoutes.ts';
+import { loadExisting } from './rolloutRoutes.ts';
 import { deploymentWorkload, statefulSetWorkload, type WorkloadView } from './workloadViews.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 export type { WorkloadPod, WorkloadRevision } from './workloadViews.ts';
 
@@ -43,7 +44,7 @@ export async function rolloutWorkload({ params, deps }: RouteContext): Promise<A
       if (selector !== '') pods = await client.list('v1', 'Pod', key.namespace, selector);
     }
   } catch (err) {
-    throw new HttpError(502, `reading the workload of ${describeKey(key)} from cluster "${key.cluster}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new HttpError(502, `reading the workload of ${rolloutKeyString(key)} from cluster "${key.cluster}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   if (!observed.workload) throw new NotFoundError(`${ref.kind} ${key.namespace}/${ref.name} does not exist in cluster "${key.cluster}"`);
   const now = deps.clock.now().getTime();

@@ -3,11 +3,12 @@
 // parallel up to a small limit, never one key twice at once. A key that throws fails all of its
 // records (reported as batch item failures, so SQS redelivers exactly those); other keys' records
 // succeed. A body that names no rollout can never succeed and is dropped (logged), not retried.
-import { decodeTriggerBody, keyString, type DecodedTrigger } from '../adapters/sqs/messages.ts';
+import { decodeTriggerBody, type DecodedTrigger } from '../adapters/sqs/messages.ts';
 import { MAX_DELAY_SECONDS } from '../adapters/sqs/reconcileQueue.ts';
 import type { Clock, ReconcileQueue } from '../reconcile/ports.ts';
 import type { ReconcileResult, Trigger } from '../reconcile/reconcile.ts';
 import type { RolloutKey } from '../rollout/types.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 export interface BatchRecord {
   messageId: string;
@@ -55,7 +56,7 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
       deps.log.error('dropping a message that names no rollout', { messageId: record.messageId, body: record.body.slice(0, 200) });
       continue;
     }
-    const id = keyString(decoded.key);
+    const id = rolloutKeyString(decoded.key);
     const group = groups.get(id) ?? { key: decoded.key, triggers: [], messageIds: [] };
     group.triggers.push(decoded);
     group.messageIds.push(record.messageId);
@@ -66,10 +67,10 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
     try {
       const result = await deps.run(g.key, triggerOf(g.triggers));
       await followUp(g.key, result, deps);
-      deps.log.info('reconciled', { rollout: keyString(g.key), outcome: result.outcome, phase: result.phase, requeueSeconds: result.requeueSeconds, messages: g.messageIds.length });
+      deps.log.info('reconciled', { rollout: rolloutKeyString(g.key), outcome: result.outcome, phase: result.phase, requeueSeconds: result.requeueSeconds, messages: g.messageIds.length });
       return { key: g.key, messageIds: g.messageIds, result, error: null };
     } catch (error) {
-      deps.log.error('reconcile failed; the messages will be redelivered', { rollout: keyString(g.key), error: describe(error) });
+      deps.log.error('reconcile failed; the messages will be redelivered', { rollout: rolloutKeyString(g.key), error: describe(error) });
       return { key: g.key, messageIds: g.messageIds, result: null, error };
     }
   });

@@ -6,6 +6,7 @@ import type { ApplyResponse, CommandResponse, GetResponse, HistoryResponse, List
 import type { WorkloadResponse } from '../api/workloadRoutes.ts';
 import { RolloutsError, type FieldIssue } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
+import { isRecord } from '../json.ts';
 
 export interface ApiTarget {
   /** local: `<data dir>/endpoint`, unsigned; deployed: --endpoint / ROLLOUTS_ENDPOINT, SigV4. */
@@ -139,6 +140,3 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

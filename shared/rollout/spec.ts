@@ -8,6 +8,7 @@ import { kruiseRolloutSchema, ourRolloutSchema } from './specSchema.ts';
 import { toFieldIssues } from './specIssues.ts';
 import { crossFieldIssues, workloadKindOf } from './specRules.ts';
 import type { IntOrPercent, ReleaseWindow, RolloutSpec, Step, StepPause } from './types.ts';
+import { isRecord } from '../json.ts';
 
 export const KRUISE_API_VERSION = 'rollouts.kruise.io/v1beta1';
 export const ROLLOUTS_API_VERSION = 'rollouts.serverless-rollouts.io/v1alpha1';
@@ -22,9 +23,6 @@ export interface ParseContext {
   namespace?: string;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function apiVersionIssue(apiVersion: unknown): FieldIssue {
   if (apiVersion === undefined) return { path: 'apiVersion', reason: 'required' };

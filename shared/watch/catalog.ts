@@ -4,6 +4,7 @@
 // one Query plus a load per new or stale rollout, not one per rollout.
 import type { Clock, StateStore } from '../reconcile/ports.ts';
 import type { RolloutKey, WorkloadKind } from '../rollout/types.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 interface Entry {
   key: RolloutKey;
@@ -34,7 +35,7 @@ export class RolloutCatalog {
     const next = new Map<string, Entry>();
     const toLoad: RolloutKey[] = [];
     for (const key of listed) {
-      const id = idOf(key);
+      const id = rolloutKeyString(key);
       const known = this.entries.get(id);
       if (known && now - known.loadedAt < this.specTtlMs) next.set(id, known);
       else toLoad.push(key);
@@ -42,7 +43,7 @@ export class RolloutCatalog {
     for (let i = 0; i < toLoad.length; i += LOAD_CONCURRENCY) {
       const loaded = await Promise.all(toLoad.slice(i, i + LOAD_CONCURRENCY).map(async (key) => ({ key, spec: (await this.store.load(key)).spec })));
       for (const { key, spec } of loaded) {
-        if (spec) next.set(idOf(key), { key, kind: spec.spec.workloadRef.kind, workload: spec.spec.workloadRef.name, loadedAt: now });
+        if (spec) next.set(rolloutKeyString(key), { key, kind: spec.spec.workloadRef.kind, workload: spec.spec.workloadRef.name, loadedAt: now });
       }
     }
     const added = [...next.keys()].filter((id) => !this.entries.has(id)).map((id) => (next.get(id) as Entry).key);
@@ -74,6 +75,3 @@ export class RolloutCatalog {
   }
 }
 
-function idOf(key: RolloutKey): string {
-  return `${key.cluster}/${key.namespace}/${key.name}`;
-}

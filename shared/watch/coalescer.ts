@@ -5,6 +5,7 @@
 // Timers are injected so tests drive time by hand.
 import type { RolloutKey } from '../rollout/types.ts';
 import type { WorkloadChange } from './types.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 export interface Timers {
   set(fn: () => void, ms: number): unknown;
@@ -38,7 +39,7 @@ export class Coalescer {
   }
 
   add(key: RolloutKey, reason: string): void {
-    const id = `${key.cluster}/${key.namespace}/${key.name}`;
+    const id = rolloutKeyString(key);
     const change = this.pending.get(id) ?? { cluster: key.cluster, namespace: key.namespace, name: key.name, reasons: [] };
     if (!change.reasons.includes(reason)) change.reasons.push(reason);
     this.pending.set(id, change);

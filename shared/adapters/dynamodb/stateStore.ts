@@ -23,6 +23,7 @@ import { STATE_TABLE } from './table.ts';
 import {
   isDuplicateCommand, sortHistory, validateClusterRegistration, validateCommandId, validateLimit, validateListFilter, validateSpecKey, validateVersion,
 } from './rules.ts';
+import { rolloutKeyString } from '../../rollout/key.ts';
 
 export interface DynamoStateStoreOptions {
   client: DynamoDBClient;
@@ -97,7 +98,7 @@ export class DynamoStateStore implements StateStore {
       await this.table.putItem({ Item: specItem(key, spec, document, specVersion, this.clock.now()), ...versionCondition('specVersion', expectedSpecVersion) });
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException) {
-        throw new ConflictError(`SPEC of ${describeKey(key)} is not at specVersion ${expectedSpecVersion}`, { cause: err });
+        throw new ConflictError(`SPEC of ${rolloutKeyString(key)} is not at specVersion ${expectedSpecVersion}`, { cause: err });
       }
       throw err;
     }
@@ -226,7 +227,7 @@ export class DynamoStateStore implements StateStore {
       await this.table.putItem({ Item: stateItem(key, next, version, this.clock.now(), dueAt), ...versionCondition('version', expectedVersion) });
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException) {
-        throw new StaleStateError(`STATE of ${describeKey(key)} is no longer at version ${expectedVersion}`, { cause: err });
+        throw new StaleStateError(`STATE of ${rolloutKeyString(key)} is no longer at version ${expectedVersion}`, { cause: err });
       }
       throw err;
     }
@@ -251,6 +252,3 @@ function emptyState(): StoredState {
   return { state: initialState(), version: 0, outbox: { history: [], events: [] } };
 }
 
-function describeKey(key: RolloutKey): string {
-  return `${key.cluster}/${key.namespace}/${key.name}`;
-}

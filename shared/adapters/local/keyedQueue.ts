@@ -4,6 +4,7 @@
 // more afterwards, and a delayed ask keeps only the earliest due time.
 import type { ReconcileQueue } from '../../reconcile/ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
+import { rolloutKeyString } from '../../rollout/key.ts';
 
 export interface QueueWorkResult {
   /** Run the key again after this many seconds (pods moving), or null. */
@@ -20,7 +21,6 @@ export interface KeyedQueueOptions {
   onError?: (key: RolloutKey, err: unknown) => void;
 }
 
-const keyOf = (k: RolloutKey): string => `${k.cluster}/${k.namespace}/${k.name}`;
 
 export class LocalKeyedQueue implements ReconcileQueue {
   private readonly ready: string[] = [];
@@ -40,7 +40,7 @@ export class LocalKeyedQueue implements ReconcileQueue {
 
   async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
     if (this.stopped) return;
-    const id = keyOf(key);
+    const id = rolloutKeyString(key);
     const reason = opts.reason ?? 'enqueue';
     const delayMs = Math.max(0, (opts.delaySeconds ?? 0) * 1000);
     if (delayMs > 0) {

@@ -2,6 +2,7 @@
 // delayed re-runs) and EventBridge events routed by a rule to the trigger queue (watch-proxy's
 // "Workload Changed"). Both name a rollout key; anything else is not ours.
 import type { RolloutKey } from '../../rollout/types.ts';
+import { isRecord } from '../../json.ts';
 
 /** What SqsReconcileQueue sends. */
 export interface ReconcileMessage extends RolloutKey {
@@ -49,11 +50,4 @@ function keyOf(v: Record<string, unknown>): RolloutKey | null {
   return { cluster, namespace, name };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
-/** "cluster/ns/name": the FIFO message group and the per-key unit of work. */
-export function keyString(key: RolloutKey): string {
-  return `${key.cluster}/${key.namespace}/${key.name}`;
-}

@@ -10,7 +10,8 @@ import { RolloutsError } from '../../errors.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { Clock, ReconcileQueue } from '../../reconcile/ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
-import { encodeReconcileMessage, keyString } from './messages.ts';
+import { encodeReconcileMessage } from './messages.ts';
+import { rolloutKeyString } from '../../rollout/key.ts';
 
 /** SQS refused some entries of a batch even after a retry. */
 export class QueueSendError extends RolloutsError {}
@@ -71,7 +72,7 @@ export class SqsReconcileQueue implements ReconcileQueue {
   }
 
   private fifoEntry(key: RolloutKey, reason: string) {
-    const group = keyString(key);
+    const group = rolloutKeyString(key);
     const bucket = Math.floor(this.clock.now().getTime() / 1000);
     return {
       MessageBody: encodeReconcileMessage(key, reason),

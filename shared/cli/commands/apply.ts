@@ -1,6 +1,6 @@
 // `rollouts apply -f rollout.yaml`: store Rollout documents through the API (create or update).
 import type { Command } from 'commander';
-import { isRecord } from '../../api/body.ts';
+import { isRecord } from '../../json.ts';
 import { ApiError } from '../client.ts';
 import { readDocuments } from '../documents.ts';
 import { examplesHelp } from '../help.ts';

@@ -1,5 +1,6 @@
 // RFC 7386 JSON merge patch that turns `from` into `to` (null removes a key; arrays are replaced).
-import { canonicalJson, isRecord } from './objects.ts';
+import { canonicalJson } from './objects.ts';
+import { isRecord } from '../../json.ts';
 
 export function mergePatchDiff(from: unknown, to: unknown): unknown {
   if (!isRecord(from) || !isRecord(to)) return canonicalJson(from) === canonicalJson(to) ? undefined : to;

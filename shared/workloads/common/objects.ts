@@ -1,10 +1,8 @@
 // Reads of wire-format Kubernetes objects shared by every workload driver (and the API's views).
 // Pure and defensive: drivers see the apiserver's JSON, typed only as far as they use it.
 import type { KubeObject, ObjectRef } from '../../kube/types.ts';
+import { isRecord } from '../../json.ts';
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** JSON with sorted keys and without nulls/empty maps, so equal templates serialise equally. */
 export function canonicalJson(value: unknown): string {

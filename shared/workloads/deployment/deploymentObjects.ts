@@ -1,6 +1,7 @@
 // Typed reads of the Deployment and ReplicaSet fields the driver uses, from wire-format JSON.
 import type { KubeObject } from '../../kube/types.ts';
-import { isRecord, spec } from '../common/objects.ts';
+import { spec } from '../common/objects.ts';
+import { isRecord } from '../../json.ts';
 import type { IntOrPercent } from '../../rollout/types.ts';
 
 /** Where we keep the user's rollingUpdate strategy while a release holds the Deployment on Recreate. */

@@ -3,7 +3,8 @@
 // as the apiserver stored it (defaults applied), minus the pod-template-hash label. A Deployment's
 // template and the template of a ReplicaSet made from it then hash the same, whoever created it.
 import { createHash } from 'node:crypto';
-import { canonicalJson, isRecord } from '../common/objects.ts';
+import { canonicalJson } from '../common/objects.ts';
+import { isRecord } from '../../json.ts';
 
 export const POD_TEMPLATE_HASH = 'pod-template-hash';
 /** The alphabet Kubernetes uses for generated names (rand.SafeEncodeString): no vowels, no 0/1/3. */

@@ -2,7 +2,8 @@
 // All Deployment changes of one pass are merged into one merge patch carrying the observed
 // resourceVersion (a concurrent writer makes it fail with 409 and nothing after it is sent).
 // ReplicaSet writes follow, each with its own resourceVersion. Already-converged → [].
-import { objectRef, spec, templateOf, isRecord } from '../common/objects.ts';
+import { objectRef, spec, templateOf } from '../common/objects.ts';
+import { isRecord } from '../../json.ts';
 import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Action } from '../../rollout/types.ts';

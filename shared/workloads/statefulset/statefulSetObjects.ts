@@ -2,7 +2,8 @@
 // from wire-format JSON. The generic reads (spec, status, num, images, selector) are the
 // Deployment driver's; only what is particular to StatefulSets lives here.
 import type { KubeObject } from '../../kube/types.ts';
-import { isControlledBy, num, spec, status, isRecord } from '../common/objects.ts';
+import { isControlledBy, num, spec, status } from '../common/objects.ts';
+import { isRecord } from '../../json.ts';
 
 /**
  * The hold: Kruise's MaxInt16 rather than spec.replicas, so pods a scale-up adds while held are
