@@ -173,15 +173,8 @@ export class Scenario {
 
   /** Reconcile (as the queue would, honouring requeueSeconds) until `done` holds or time runs out. */
   async reconcileUntil(done: (s: Snapshot) => boolean, what: string, timeoutMs = 60_000): Promise<Snapshot> {
-    const deadline = Date.now() + timeoutMs;
-    let snap: Snapshot | null = null;
-    while (Date.now() < deadline) {
-      const r = await this.reconcile();
-      snap = await this.snapshot();
-      if (done(snap)) return snap;
-      await sleep(Math.min(500, (r.requeueSeconds ?? 0.5) * 1000));
-    }
-    throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(snap && { phase: snap.state.phase, message: snap.state.message, pods: snap.pods, rs: snap.replicaSets.map((r) => [r.metadata?.name, r.spec?.replicas]) })}`);
+    return reconcileUntilDone(() => this.reconcile(), () => this.snapshot(), done, what, timeoutMs,
+      (snap) => ({ phase: snap.state.phase, message: snap.state.message, pods: snap.pods, rs: snap.replicaSets.map((r) => [r.metadata?.name, r.spec?.replicas]) }));
   }
 
   async snapshot(): Promise<Snapshot> {
@@ -243,6 +236,22 @@ function podsByImage(pods: V1Pod[]): PodsByImage {
   return out;
 }
 
+/** Reconcile (as the queue would, honouring requeueSeconds) until `done` holds or time runs out. */
+async function reconcileUntilDone<S>(
+  reconcileOnce: () => Promise<ReconcileResult>, snapshot: () => Promise<S>, done: (s: S) => boolean,
+  what: string, timeoutMs: number, summary: (s: S) => unknown,
+): Promise<S> {
+  const deadline = Date.now() + timeoutMs;
+  let snap: S | null = null;
+  while (Date.now() < deadline) {
+    const r = await reconcileOnce();
+    snap = await snapshot();
+    if (done(snap)) return snap;
+    await sleep(Math.min(500, (r.requeueSeconds ?? 0.5) * 1000));
+  }
+  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(snap === null ? null : summary(snap))}`);
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -300,14 +309,7 @@ export class StatefulSetScenario extends Scenario {
 
   /** Reconcile (as the queue would, honouring requeueSeconds) until `done` holds or time runs out. */
   async reconcileUntilSet(done: (s: StatefulSetSnapshot) => boolean, what: string, timeoutMs = 60_000): Promise<StatefulSetSnapshot> {
-    const deadline = Date.now() + timeoutMs;
-    let snap: StatefulSetSnapshot | null = null;
-    while (Date.now() < deadline) {
-      const r = await this.reconcile();
-      snap = await this.setSnapshot();
-      if (done(snap)) return snap;
-      await sleep(Math.min(500, (r.requeueSeconds ?? 0.5) * 1000));
-    }
-    throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(snap && { phase: snap.state.phase, message: snap.state.message, pods: snap.byName, strategy: snap.statefulSet.spec?.updateStrategy, status: snap.statefulSet.status })}`);
+    return reconcileUntilDone(() => this.reconcile(), () => this.setSnapshot(), done, what, timeoutMs,
+      (snap) => ({ phase: snap.state.phase, message: snap.state.message, pods: snap.byName, strategy: snap.statefulSet.spec?.updateStrategy, status: snap.statefulSet.status }));
   }
 }
