@@ -81,8 +81,9 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   const observation = await driver.observe(cluster, spec.namespace, spec.workloadRef);
   await crash('observed');
 
-  const planned = plan(spec, state, driver.view(observation), deps.clock.now());
-  const writes = driver.writes(observation, planned.actions);
+  const view = driver.view(observation);
+  const planned = plan(spec, state, view, deps.clock.now());
+  const writes = driver.writes(observation, planned.actions, view);
   for (const [i, write] of writes.entries()) {
     try {
       await cluster.write(write);

@@ -23,6 +23,7 @@ export interface WorkloadDriver {
    * The next writes that move the cluster toward the planned actions, in order. Level-based: it is
    * called on every reconcile with fresh observations and returns only what is still missing, so an
    * already-converged cluster yields []. Each write carries the resourceVersion it was computed from.
+   * `view` is this observation's view when the caller already has it (computed otherwise).
    */
-  writes(obs: Observation, actions: Action[]): KubeWrite[];
+  writes(obs: Observation, actions: Action[], view?: WorkloadView): KubeWrite[];
 }

@@ -6,7 +6,7 @@ import { objectRef, spec, templateOf } from '../common/objects.ts';
 import { isRecord } from '../../json.ts';
 import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
-import type { Action } from '../../rollout/types.ts';
+import type { Action, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
 import { DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
 import { mergePatchDiff } from '../common/mergePatch.ts';
@@ -14,10 +14,9 @@ import { nextMoves } from './moves.ts';
 import { POD_TEMPLATE_HASH, revisionId, withoutHashLabel } from './revision.ts';
 import { deploymentView, ownedReplicaSets } from './view.ts';
 
-export function deploymentWrites(obs: Observation, actions: Action[]): KubeWrite[] {
+export function deploymentWrites(obs: Observation, actions: Action[], view: WorkloadView = deploymentView(obs)): KubeWrite[] {
   const d = obs.workload;
   if (!d) return [];
-  const view = deploymentView(obs);
   const owned = ownedReplicaSets(obs);
   const rsById = new Map<string, KubeObject>();
   for (const rs of [...owned].sort((a, b) => revisionNumber(b) - revisionNumber(a))) {

@@ -7,7 +7,7 @@
 import { objectRef, templateOf } from '../common/objects.ts';
 import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
-import type { Action } from '../../rollout/types.ts';
+import type { Action, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
 import { mergePatchDiff } from '../common/mergePatch.ts';
 import { BATCH_PARTITION, HELD_PARTITION, ownedRevisions, partitionOf, recordedPartition, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
@@ -20,9 +20,8 @@ interface PartitionIntent {
   record: number | undefined;
 }
 
-export function statefulSetWrites(obs: Observation, actions: Action[]): KubeWrite[] {
+export function statefulSetWrites(obs: Observation, actions: Action[], view: WorkloadView = statefulSetView(obs)): KubeWrite[] {
   const set = obs.workload;
-  const view = statefulSetView(obs);
   // No problem check: a Degraded rollout plans no actions, except the hand-back of a deleted rollout,
   // which must go through whatever is wrong with the workload.
   if (!set || !view.exists) return [];
