@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
-import { apiStatusOf, mergePatch, startTestCluster, type TestCluster } from '../support/kube.ts';
+import { apiStatusOf, isPodReady, mergePatch, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { grantClusterRole } from '../support/rbac.ts';
 import { staysTrue, waitFor } from '../support/wait.ts';
 
@@ -17,9 +17,6 @@ interface KruiseWorkload {
   status?: Record<string, unknown> & { observedGeneration?: number; updateRevision?: string };
 }
 
-function isReady(pod: V1Pod): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
 
 function podTemplate(app: string, image: string) {
   return { metadata: { labels: { app } }, spec: { containers: [{ name: 'app', image }] } };
@@ -43,6 +40,8 @@ describe('OpenKruise on the test bed', () => {
   const kruise = (version: 'v1alpha1' | 'v1beta1', plural: string, namespace: string) => ({ group: 'apps.kruise.io', version, plural, namespace });
   type Ref = ReturnType<typeof kruise>;
 
+  const create = (ref: Ref, kind: string, name: string, spec: object) =>
+    custom.createNamespacedCustomObject({ ...ref, body: { apiVersion: `${ref.group}/${ref.version}`, kind, metadata: { name }, spec } });
   const read = async (ref: Ref, name: string) => (await custom.getNamespacedCustomObject({ ...ref, name })) as KruiseWorkload;
   const patch = (ref: Ref, name: string, body: object) => custom.patchNamespacedCustomObject({ ...ref, name, body }, mergePatch);
 
@@ -62,13 +61,7 @@ describe('OpenKruise on the test bed', () => {
   test('a CloneSet with partition 3 of 5 updates exactly 2 pods, and keeps it so', async () => {
     const namespace = await cluster.createNamespace('cloneset-partition');
     const ref = kruise('v1alpha1', 'clonesets', namespace);
-    await custom.createNamespacedCustomObject({
-      ...ref,
-      body: {
-        apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', metadata: { name: 'web' },
-        spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: podTemplate('web', V1) },
-      },
-    });
+    await create(ref, 'CloneSet', 'web', { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: podTemplate('web', V1) });
     await settled(ref, 'web', (s) => s.readyReplicas === 5 && s.updatedReplicas === 5, '5 ready');
 
     await patch(ref, 'web', { spec: { updateStrategy: { partition: 3 }, template: podTemplate('web', V2) } });
@@ -88,12 +81,8 @@ describe('OpenKruise on the test bed', () => {
   test('a CloneSet InPlaceIfPossible image change keeps every pod name and UID', async () => {
     const namespace = await cluster.createNamespace('cloneset-inplace');
     const ref = kruise('v1alpha1', 'clonesets', namespace);
-    await custom.createNamespacedCustomObject({
-      ...ref,
-      body: {
-        apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', metadata: { name: 'web' },
-        spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: podTemplate('web', V1), updateStrategy: { type: 'InPlaceIfPossible' } },
-      },
+    await create(ref, 'CloneSet', 'web', {
+      replicas: 3, selector: { matchLabels: { app: 'web' } }, template: podTemplate('web', V1), updateStrategy: { type: 'InPlaceIfPossible' },
     });
     await settled(ref, 'web', (s) => s.readyReplicas === 3, '3 ready');
     const before = new Map((await pods(namespace, 'web')).map((pod) => [pod.metadata?.name, pod.metadata?.uid]));
@@ -105,7 +94,7 @@ describe('OpenKruise on the test bed', () => {
     const after = await pods(namespace, 'web');
     assert.deepEqual(new Map(after.map((pod) => [pod.metadata?.name, pod.metadata?.uid])), before);
     for (const pod of after) {
-      assert.ok(isReady(pod), `${pod.metadata?.name} Ready`);
+      assert.ok(isPodReady(pod), `${pod.metadata?.name} Ready`);
       // What kwok's pod-inplace-image-update stage reports, as a kubelet would after restarting the container.
       assert.equal(pod.status?.containerStatuses?.[0]?.image, V2);
       assert.equal(pod.status?.containerStatuses?.[0]?.restartCount, 1);
@@ -115,12 +104,8 @@ describe('OpenKruise on the test bed', () => {
   test('an Advanced StatefulSet with partition 3 updates exactly ordinals 3 and 4', async () => {
     const namespace = await cluster.createNamespace('asts-partition');
     const ref = kruise('v1beta1', 'statefulsets', namespace);
-    await custom.createNamespacedCustomObject({
-      ...ref,
-      body: {
-        apiVersion: 'apps.kruise.io/v1beta1', kind: 'StatefulSet', metadata: { name: 'db' },
-        spec: { replicas: 5, serviceName: 'db', podManagementPolicy: 'Parallel', selector: { matchLabels: { app: 'db' } }, template: podTemplate('db', V1) },
-      },
+    await create(ref, 'StatefulSet', 'db', {
+      replicas: 5, serviceName: 'db', podManagementPolicy: 'Parallel', selector: { matchLabels: { app: 'db' } }, template: podTemplate('db', V1),
     });
     await settled(ref, 'db', (s) => s.readyReplicas === 5, '5 ready');
 
@@ -133,13 +118,7 @@ describe('OpenKruise on the test bed', () => {
   test('an Advanced DaemonSet with partition 4 on 6 nodes updates exactly 2 nodes', async () => {
     const namespace = await cluster.createNamespace('ads-partition');
     const ref = kruise('v1alpha1', 'daemonsets', namespace);
-    await custom.createNamespacedCustomObject({
-      ...ref,
-      body: {
-        apiVersion: 'apps.kruise.io/v1alpha1', kind: 'DaemonSet', metadata: { name: 'agent' },
-        spec: { selector: { matchLabels: { app: 'agent' } }, template: podTemplate('agent', V1) },
-      },
-    });
+    await create(ref, 'DaemonSet', 'agent', { selector: { matchLabels: { app: 'agent' } }, template: podTemplate('agent', V1) });
     await settled(ref, 'agent', (s) => s.desiredNumberScheduled === NODES && s.numberReady === NODES, `${NODES} ready`);
 
     await patch(ref, 'agent', { spec: { updateStrategy: { rollingUpdate: { partition: 4 } }, template: podTemplate('agent', V2) } });
@@ -169,7 +148,7 @@ describe('OpenKruise on the test bed', () => {
     await core.deleteNamespacedPod({ name: victim?.metadata?.name as string, namespace, gracePeriodSeconds: 0 });
     const replaced = await waitFor(async () => {
       const updated = await onV2();
-      return updated.length === 1 && isReady(updated[0] as V1Pod) ? updated[0] : undefined;
+      return updated.length === 1 && isPodReady(updated[0] as V1Pod) ? updated[0] : undefined;
     }, { message: 'the deleted pod to come back on v2 and Ready' });
     assert.equal(replaced.spec?.nodeName, node, 'recreated on the same node');
     assert.equal((await status())?.numberReady, NODES);

@@ -7,22 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { deploymentManifest, startTestCluster, type TestCluster } from '../support/kube.ts';
+import { deploymentManifest, isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
 
-function isReady(pod: V1Pod | undefined): boolean {
-  return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
 
 describe('kubectl on the test bed', () => {
   let cluster: TestCluster;
-  let apps: AppsV1Api;
-  let core: CoreV1Api;
 
   before(async () => {
     cluster = await startTestCluster();
-    apps = cluster.admin.makeApiClient(AppsV1Api);
-    core = cluster.admin.makeApiClient(CoreV1Api);
   });
 
   after(async () => {
@@ -30,10 +23,11 @@ describe('kubectl on the test bed', () => {
   });
 
   async function readyPod(namespace: string, name: string): Promise<V1Pod> {
+    const core = cluster.admin.makeApiClient(CoreV1Api);
     await core.createNamespacedPod({ namespace, body: { metadata: { name }, spec: { containers: [{ name: 'app', image: 'registry.invalid/app:v1' }] } } });
     return waitFor(async () => {
       const pod = await core.readNamespacedPod({ name, namespace });
-      return isReady(pod) ? pod : undefined;
+      return isPodReady(pod) ? pod : undefined;
     }, { message: `pod ${name} Ready` });
   }
 
@@ -80,7 +74,7 @@ describe('kubectl on the test bed', () => {
     const status = await cluster.kubectl(['rollout', 'status', '-n', namespace, 'deployment/web', '--timeout=60s']);
     assert.equal(status.code, 0, status.stderr);
 
-    const deployment = await apps.readNamespacedDeployment({ name: 'web', namespace });
+    const deployment = await cluster.admin.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'web', namespace });
     assert.equal(deployment.spec?.paused, undefined);
     assert.equal(deployment.spec?.template.spec?.containers[0]?.image, 'registry.invalid/app:v2');
     assert.equal(deployment.status?.updatedReplicas, 2);

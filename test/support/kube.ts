@@ -9,6 +9,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Deployment,
+  type V1Pod,
   type V1DeploymentStrategy,
   type V1ReplicaSet,
 } from '@kubernetes/client-node';
@@ -115,6 +116,11 @@ export async function listReplicaSets(admin: KubeConfig, namespace: string, sele
       (a.metadata?.creationTimestamp?.getTime() ?? 0) - (b.metadata?.creationTimestamp?.getTime() ?? 0) ||
       (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
   );
+}
+
+/** Ready=True, as the kubelet (kwok here) reports it. */
+export function isPodReady(pod: V1Pod | undefined): boolean {
+  return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
 /** The HTTP status of a failed client-node call (ApiException.code), or undefined for other errors. */

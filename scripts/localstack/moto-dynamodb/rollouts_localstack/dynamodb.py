@@ -10,6 +10,7 @@ One gap is filled here: moto's table descriptions have no TableId, which real Dy
 LocalStack's CloudFormation provider for AWS::DynamoDB::GlobalTable (CDK's TableV2) reads.
 """
 
+import re
 import uuid
 
 from localstack.aws.api import RequestContext, handler
@@ -19,11 +20,20 @@ from localstack.services.plugins import Service, aws_provider
 from localstack.state import StateVisitor
 
 
-def _with_table_id(description):
-    """Adds a TableId derived from the table's ARN, so every call reports the same id for one table."""
-    if description and description.get("TableArn") and not description.get("TableId"):
-        description["TableId"] = str(uuid.uuid5(uuid.NAMESPACE_URL, description["TableArn"]))
-    return description
+def _through_moto(operation, description_key):
+    """A handler for `operation` that calls moto and adds a TableId derived from the table's ARN
+    to the description under `description_key`, so every call reports the same id for one table."""
+
+    def call(self, context: RequestContext, request):
+        response = call_moto(context)
+        description = response.get(description_key)
+        if description and description.get("TableArn") and not description.get("TableId"):
+            description["TableId"] = str(uuid.uuid5(uuid.NAMESPACE_URL, description["TableArn"]))
+        return response
+
+    # LocalStack's dispatcher calls a handler by its function name: CreateTable -> create_table.
+    call.__name__ = re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower()
+    return handler(operation, expand=False)(call)
 
 
 class MotoDynamoDBProvider(DynamodbApi):
@@ -35,29 +45,10 @@ class MotoDynamoDBProvider(DynamodbApi):
 
         visitor.visit(dynamodb_backends)
 
-    @handler("CreateTable", expand=False)
-    def create_table(self, context: RequestContext, create_table_input):
-        response = call_moto(context)
-        _with_table_id(response.get("TableDescription"))
-        return response
-
-    @handler("DescribeTable", expand=False)
-    def describe_table(self, context: RequestContext, describe_table_input):
-        response = call_moto(context)
-        _with_table_id(response.get("Table"))
-        return response
-
-    @handler("UpdateTable", expand=False)
-    def update_table(self, context: RequestContext, update_table_input):
-        response = call_moto(context)
-        _with_table_id(response.get("TableDescription"))
-        return response
-
-    @handler("DeleteTable", expand=False)
-    def delete_table(self, context: RequestContext, delete_table_input):
-        response = call_moto(context)
-        _with_table_id(response.get("TableDescription"))
-        return response
+    create_table = _through_moto("CreateTable", "TableDescription")
+    describe_table = _through_moto("DescribeTable", "Table")
+    update_table = _through_moto("UpdateTable", "TableDescription")
+    delete_table = _through_moto("DeleteTable", "TableDescription")
 
 
 @aws_provider(api="dynamodb", name="moto")
