@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { locateTestbedComponent } from '../../../shared/adapters/local/controlplane/assets.ts';
+import { registerExitCleanup } from '../../../shared/adapters/local/controlplane/exitCleanup.ts';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';
 import { startTestbedDaemon } from '../testbedDaemon.ts';
 import { TEST_CREDENTIALS, TEST_REGION } from './emulator.ts';
@@ -92,6 +93,12 @@ export async function startLambdaRuntime(options: LambdaRuntimeOptions): Promise
     ready: () => portOpen(port),
     what: `RIE listening on 127.0.0.1:${port}`,
   });
+  // RIE starts the runtime in a process group of its own, out of reach of the daemon's group kill:
+  // kill it by PID too, before RIE (exit cleanups run last-registered first).
+  const killRuntime = (): void => {
+    for (const pid of childPids(server.daemon.pid)) killQuietly(pid);
+  };
+  const cancelRuntimeCleanup = registerExitCleanup(killRuntime);
   const invokeUrl = endpoint + RIE_INVOKE_PATH;
   return {
     endpoint,
@@ -109,8 +116,39 @@ export async function startLambdaRuntime(options: LambdaRuntimeOptions): Promise
     },
     output: () => server.daemon.logTail(Number.MAX_SAFE_INTEGER),
     pid: server.daemon.pid,
-    stop: server.stop,
+    async stop() {
+      // On SIGTERM RIE stops its runtime itself; whatever is left is killed.
+      const runtimePids = childPids(server.daemon.pid);
+      await server.stop();
+      for (const pid of runtimePids) killQuietly(pid);
+      cancelRuntimeCleanup();
+    },
   };
+}
+
+/** Direct children of `parent` (Linux /proc). */
+function childPids(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command: state, ppid, ...
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent) children.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return children;
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
 
 function portOpen(port: number): Promise<true> {
