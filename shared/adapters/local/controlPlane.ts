@@ -52,7 +52,7 @@ export interface ControlPlaneOptions {
   nodes?: number;
   /**
    * Also run the real OpenKruise controller manager (CloneSet, Advanced StatefulSet/DaemonSet), with
-   * its CRDs and webhooks, built by scripts/build-testbed.sh. Adds about a second to the start. The
+   * its CRDs and webhooks, built by scripts/build-testbed.sh. Adds 2–4 s to the start. The
    * product's user gets no Kruise permissions from this; tests grant what they need. Default false.
    */
   kruise?: boolean;
