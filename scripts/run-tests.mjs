@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The one test command (`npm test`): builds the Kubernetes test control plane when it is not cached,
-// then runs every test file (unit, infra, integration) under node's built-in runner on Node 22.
+// The one test command (`npm test`): builds the Kubernetes test control plane and the other test-bed
+// components when they are not cached (each build a no-op then), then runs every test file (unit,
+// infra, integration) under node's built-in runner on Node 22.
 // Usage: node scripts/run-tests.mjs [glob-or-file ...]   (default: all of test/**/*.test.ts)
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -17,11 +18,13 @@ if (major < 22) {
   process.exit(1);
 }
 
-const build = spawnSync('bash', [path.join(root, 'scripts/build-testplane.sh')], { stdio: 'inherit' });
-if (build.status !== 0) {
-  console.error('run-tests: building the Kubernetes test control plane failed; integration tests cannot run.');
-  console.log('0 passed, 1 failed');
-  process.exit(1);
+for (const [script, what] of [['build-testplane.sh', 'the Kubernetes test control plane'], ['build-testbed.sh', 'the test bed (kubectl, kruise, Prometheus, Lambda RIE, LocalStack)']]) {
+  const build = spawnSync('bash', [path.join(root, 'scripts', script)], { stdio: 'inherit' });
+  if (build.status !== 0) {
+    console.error(`run-tests: building ${what} failed; integration tests cannot run.`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
 }
 
 const patterns = process.argv.slice(2);
@@ -42,16 +45,14 @@ const runId = randomUUID();
 const summaryFile = path.join(os.tmpdir(), `rollouts-test-summary-${runId}.json`);
 const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ROLLOUTS_TEST_RUN_ID: runId, ROLLOUTS_TEST_SUMMARY_FILE: summaryFile } });
 
-// No process left behind: a control-plane daemon that outlives its test file is a harness bug
-// (a missing stop(), a lost exit hook) and would leak into the next run, so it fails the run.
-const binDir = process.env.ROLLOUTS_TESTPLANE_BIN ||
-  spawnSync('bash', [path.join(root, 'scripts/build-testplane.sh'), '--print-dir'], { encoding: 'utf8' }).stdout.trim();
-const leftovers = await findLeftovers(binDir, runId);
+// No process left behind: a test-bed process that outlives its test file is a harness bug (a
+// missing stop(), a lost exit hook) and would leak into the next run, so it fails the run.
+const leftovers = await findLeftovers(runId);
 if (leftovers.length > 0) {
-  console.error(`run-tests: ${leftovers.length} test control-plane process(es) outlived the test run; killing them:`);
+  console.error(`run-tests: ${leftovers.length} test-bed process(es) outlived the test run; killing them:`);
   for (const { pid, cmdline } of leftovers) console.error(`  ${pid} ${cmdline}`);
   killLeftovers(leftovers);
-  console.error('run-tests: FAILED: a test process ended without stopping its control plane (stop() not awaited, or the process was SIGKILLed before its exit hook ran).');
+  console.error('run-tests: FAILED: a test process ended without stopping what it started (stop() not awaited, or the process was SIGKILLed before its exit hook ran).');
   // The final line CI reads must carry this failure too.
   const counts = readSummary();
   console.log(`${counts.passed} passed, ${counts.failed + 1} failed (leftover processes)`);

@@ -1,20 +1,23 @@
-// Finds processes started from the test control plane's bin dir by one test run (tagged with
-// ROLLOUTS_TEST_RUN_ID in their environment), for scripts/run-tests.mjs. Linux /proc only.
+// Finds the processes one test run left behind, for scripts/run-tests.mjs. Every process the run
+// starts inherits ROLLOUTS_TEST_RUN_ID in its environment: the control plane (etcd, kube-apiserver,
+// kwok, ...), kruise-manager, Prometheus, aws-lambda-rie and the Node runtime it starts, LocalStack's
+// Python, moto, Chromium. Once the test runner has exited, any process still carrying the tag is a
+// leftover, whatever its binary. Linux /proc only.
 import fs from 'node:fs';
 
-/** Processes whose executable (argv[0]) lies in `binDir` and whose environment carries `runId`. */
-function scan(binDir, runId) {
-  const prefix = `${binDir.replace(/\/+$/, '')}/`;
+/** Processes whose environment carries `runId` (never this process). */
+function scan(runId) {
   const tag = `ROLLOUTS_TEST_RUN_ID=${runId}`;
   const found = [];
   for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (!argv[0]?.startsWith(prefix)) continue;
       const environ = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
       if (!environ.includes(tag)) continue;
-      found.push({ pid: Number(entry), cmdline: argv.join(' ') });
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      // A zombie (already dead, not yet reaped by its parent) has an empty cmdline and holds nothing.
+      if (argv.length === 0) continue;
+      found.push({ pid: Number(entry), cmdline: argv.join(' ').slice(0, 300) });
     } catch {
       // The process ended while we looked, or is not ours to read.
     }
@@ -26,10 +29,10 @@ function scan(binDir, runId) {
  * Leftovers after a grace period: daemons killed by a test process's exit hook (SIGKILL) can take
  * a moment to disappear, and those were cleaned up, not left behind.
  */
-export async function findLeftovers(binDir, runId, graceMs = 2000) {
+export async function findLeftovers(runId, graceMs = 2000) {
   const deadline = Date.now() + graceMs;
   for (;;) {
-    const found = scan(binDir, runId);
+    const found = scan(runId);
     if (found.length === 0 || Date.now() >= deadline) return found;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { AppsV1Api, CoreV1Api, VersionApi, type V1Deployment, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
-import { apiStatusOf, mergePatch, NEVER_READY_LABEL, startTestCluster, type TestCluster } from '../support/kube.ts';
+import { apiStatusOf, isPodReady, mergePatch, NEVER_READY_LABEL, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { staysTrue, waitFor } from '../support/wait.ts';
 
 const FIVE = 5;
@@ -13,9 +13,6 @@ function condition(deployment: V1Deployment, type: string) {
   return deployment.status?.conditions?.find((c) => c.type === type);
 }
 
-function isReady(pod: V1Pod): boolean {
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
 
 function imageOf(rs: V1ReplicaSet): string | undefined {
   return rs.spec?.template?.spec?.containers[0]?.image;
@@ -81,7 +78,7 @@ describe('local Kubernetes control plane', () => {
     for (const pod of pods.items) {
       assert.ok(kwokNodes.has(pod.spec?.nodeName), `pod ${pod.metadata?.name} bound to kwok node, got ${pod.spec?.nodeName}`);
       assert.equal(pod.status?.phase, 'Running');
-      assert.ok(isReady(pod), `pod ${pod.metadata?.name} Ready`);
+      assert.ok(isPodReady(pod), `pod ${pod.metadata?.name} Ready`);
     }
     const replicaSets = await cluster.listReplicaSets(namespace, { app: 'web' });
     assert.equal(replicaSets.length, 1);
@@ -175,7 +172,7 @@ describe('local Kubernetes control plane', () => {
     const read = (name: string) => core.readNamespacedPod({ name, namespace });
     const ready = await waitFor(async () => {
       const p = await read('ready');
-      return p.status?.phase === 'Running' && isReady(p) ? p : undefined;
+      return p.status?.phase === 'Running' && isPodReady(p) ? p : undefined;
     }, { message: 'the unlabelled pod to be Running and Ready' });
     assert.equal(ready.status?.containerStatuses?.[0]?.ready, true);
 
@@ -188,7 +185,7 @@ describe('local Kubernetes control plane', () => {
     assert.equal(never.status?.containerStatuses?.[0]?.ready, false);
     await staysTrue(async () => {
       const p = await read('never');
-      return p.status?.phase === 'Running' && !isReady(p);
+      return p.status?.phase === 'Running' && !isPodReady(p);
     }, { forMs: 2_000, message: 'the never-ready pod Running and not Ready' });
   });
 });

@@ -9,10 +9,12 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Deployment,
+  type V1Pod,
   type V1DeploymentStrategy,
   type V1ReplicaSet,
 } from '@kubernetes/client-node';
 import { NEVER_READY_LABEL, startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../shared/adapters/local/controlPlane.ts';
+import { runKubectl, type KubectlOptions, type KubectlResult } from '../../shared/adapters/local/controlplane/kubectl.ts';
 
 export { NEVER_READY_LABEL };
 
@@ -24,6 +26,8 @@ export interface TestCluster extends ControlPlane {
   createNamespace(prefix: string): Promise<string>;
   createDeployment(namespace: string, name: string, options?: DeploymentOptions): Promise<V1Deployment>;
   listReplicaSets(namespace: string, selector: LabelSelector): Promise<V1ReplicaSet[]>;
+  /** The real kubectl against this cluster, as admin unless `as: 'rollouts'`; resolves whatever the exit code. */
+  kubectl(args: readonly string[], options?: KubectlOptions & { as?: 'admin' | 'rollouts' }): Promise<KubectlResult>;
 }
 
 export interface DeploymentOptions {
@@ -57,6 +61,7 @@ export async function startTestCluster(opts: ControlPlaneOptions = {}): Promise<
       createNamespace: (prefix) => createNamespace(admin, prefix),
       createDeployment: (namespace, name, options) => createDeployment(admin, namespace, name, options),
       listReplicaSets: (namespace, selector) => listReplicaSets(admin, namespace, selector),
+      kubectl: (args, options = {}) => runKubectl(plane.kubeconfigPath(options.as ?? 'admin'), args, options),
     };
   } catch (error) {
     await plane.stop();
@@ -111,6 +116,11 @@ export async function listReplicaSets(admin: KubeConfig, namespace: string, sele
       (a.metadata?.creationTimestamp?.getTime() ?? 0) - (b.metadata?.creationTimestamp?.getTime() ?? 0) ||
       (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
   );
+}
+
+/** Ready=True, as the kubelet (kwok here) reports it. */
+export function isPodReady(pod: V1Pod | undefined): boolean {
+  return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
 /** The HTTP status of a failed client-node call (ApiException.code), or undefined for other errors. */

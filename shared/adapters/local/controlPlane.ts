@@ -32,11 +32,13 @@ import {
 import { writeCredentials, writeKubeconfig, type ExtraTokenUser, type KubeconfigUser } from './controlplane/credentials.ts';
 import { Daemon } from './controlplane/daemon.ts';
 import { registerExitCleanup } from './controlplane/exitCleanup.ts';
-import { writeKwokConfig } from './controlplane/kwokConfig.ts';
+import { startKruise } from './controlplane/kruise.ts';
+import { writeKwokConfig, writeKwokExtraConfig } from './controlplane/kwokConfig.ts';
 import { freePorts } from './controlplane/ports.ts';
 import { httpProbe, waitUntilReady } from './controlplane/readiness.ts';
 
 export { NEVER_READY_LABEL, KWOK_NODE_ANNOTATION } from './controlplane/kwokConfig.ts';
+export { KRUISE_NAMESPACE } from './controlplane/kruise.ts';
 export { ROLLOUTS_USER, ROLLOUTS_GROUP } from './controlplane/credentials.ts';
 export type { AuditEvent, AuditPolicyRule } from './controlplane/audit.ts';
 export type { ExtraTokenUser } from './controlplane/credentials.ts';
@@ -46,8 +48,14 @@ export interface ControlPlaneOptions {
   dataDir?: string;
   /** How long after scheduling a pod becomes Ready (kwok stage delay). Default 500. */
   podReadyDelayMs?: number;
-  /** Fake kwok nodes to create. Default 3. */
+  /** Fake kwok nodes to create. Default 3 (DaemonSet tests use 6). */
   nodes?: number;
+  /**
+   * Also run the real OpenKruise controller manager (CloneSet, Advanced StatefulSet/DaemonSet), with
+   * its CRDs and webhooks, built by scripts/build-testbed.sh. Adds 2–4 s to the start. The
+   * product's user gets no Kruise permissions from this; tests grant what they need. Default false.
+   */
+  kruise?: boolean;
   /** Progress lines (which component is ready, after how long). */
   log?: (line: string) => void;
   /**
@@ -75,6 +83,14 @@ export interface ControlPlane {
   server: string;
   dataDir: string;
   kubeconfigPath(user: 'admin' | 'rollouts'): string;
+  /**
+   * Where `kubectl exec` into any pod runs its command: on this host, as this user, in this
+   * directory (kwok's ClusterExec). stdin never closes; a non-zero exit code only shows in the
+   * error message (../shared/reference/kruise-workloads.md).
+   */
+  execWorkDir: string;
+  /** Whether kruise-manager runs (ControlPlaneOptions.kruise). */
+  kruise: boolean;
   adminToken: string;
   rolloutsToken: string;
   /** Bearer tokens of `extraUsers`, by user name. */
@@ -117,7 +133,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const stopDaemons = async (): Promise<void> => {
     // Clients first, then the apiserver, then its storage: nothing spends its grace period
     // retrying a dependency that is already gone.
-    const tiers = [['kwok', 'kube-scheduler', 'kube-controller-manager'], ['kube-apiserver'], ['etcd']];
+    const tiers = [['kwok', 'kube-scheduler', 'kube-controller-manager', 'kruise-manager'], ['kube-apiserver'], ['etcd']];
     const stopStarted = Date.now();
     for (const tier of tiers) {
       await Promise.all(daemons.filter((daemon) => tier.includes(daemon.name)).map((daemon) => daemon.stop(STOP_GRACE_MS)));
@@ -126,8 +142,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   };
 
   try {
-    const [etcdClient, etcdPeer, apiserverPort, controllerManager, scheduler] = (await freePorts(5)) as [number, number, number, number, number];
-    const ports: ComponentPorts = { etcdClient, etcdPeer, apiserver: apiserverPort, controllerManager, scheduler };
+    const [etcdClient, etcdPeer, apiserverPort, controllerManager, scheduler, kwokPort] = (await freePorts(6)) as [number, number, number, number, number, number];
+    const ports: ComponentPorts = { etcdClient, etcdPeer, apiserver: apiserverPort, controllerManager, scheduler, kwok: kwokPort };
     const server = `https://127.0.0.1:${ports.apiserver}`;
     const credentials = writeCredentials(path.join(dataDir, 'pki'), opts.extraUsers);
     const kubeconfigPath = (user: KubeconfigUser): string => path.join(dataDir, `${user}.kubeconfig`);
@@ -142,15 +158,19 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       serviceAccountPublicKey: credentials.serviceAccountPublicKey,
       adminKubeconfig: kubeconfigPath('admin'),
       kwokConfig: path.join(dataDir, 'kwok.yaml'),
+      kwokExtraConfig: path.join(dataDir, 'kwok-inplace-and-exec.yaml'),
       ...(opts.auditLog ? { audit: auditFiles(dataDir) } : {}),
     };
     if (files.audit) writeAuditPolicy(files.audit.policyFile, opts.auditRules);
     writeKwokConfig(files.kwokConfig, { stagesDir: assets.stagesDir, podReadyDelayMs, cidr: POD_CIDR, nodeIP: NODE_IP });
-    const start = (name: Parameters<typeof assets.binary>[0], args: string[]): Daemon => {
-      const daemon = Daemon.start(name, assets.binary(name), args, logDir);
+    const execWorkDir = path.join(dataDir, 'exec');
+    writeKwokExtraConfig(files.kwokExtraConfig, execWorkDir);
+    const spawnDaemon: Parameters<typeof startKruise>[0]['start'] = (name, binary, args, options) => {
+      const daemon = Daemon.start(name, binary, args, logDir, options);
       daemons.push(daemon);
       return daemon;
     };
+    const start = (name: Parameters<typeof assets.binary>[0], args: string[]): Daemon => spawnDaemon(name, assets.binary(name), args, {});
     const ready = { timeoutMs: READY_TIMEOUT_MS };
 
     const etcd = start('etcd', etcdArgs(ports, files));
@@ -165,7 +185,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
     const kcm = start('kube-controller-manager', controllerManagerArgs(ports, files));
     const sched = start('kube-scheduler', schedulerArgs(ports, files));
-    const kwok = start('kwok', kwokArgs(files));
+    const kwok = start('kwok', kwokArgs(ports, files));
 
     const admin = new KubeConfig();
     admin.loadFromFile(kubeconfigPath('admin'));
@@ -186,6 +206,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         waitUntilReady(nodesReadyProbe(admin, names), { ...ready, what: `${names.length} nodes Ready`, daemon: kwok }),
       ).then(() => log(`kwok: ${nodeCount} nodes Ready (${since()})`)),
     ]);
+    if (opts.kruise) {
+      await startKruise({ admin, adminKubeconfig: files.adminKubeconfig, dataDir, start: spawnDaemon, timeoutMs: READY_TIMEOUT_MS });
+      log(`kruise-manager ready (${since()})`);
+    }
     const version = await serverVersion(admin);
     log(`control plane ${version} ready in ${since()}; data in ${dataDir}`);
 
@@ -195,6 +219,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       server,
       dataDir,
       kubeconfigPath,
+      execWorkDir,
+      kruise: opts.kruise ?? false,
       adminToken: credentials.adminToken,
       rolloutsToken: credentials.rolloutsToken,
       extraTokens: credentials.extraTokens,

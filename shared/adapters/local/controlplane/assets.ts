@@ -1,5 +1,6 @@
 // Where the control plane's files live: the binaries and kwok stages built by
-// scripts/build-testplane.sh (cached outside the repo), and the product's RBAC manifest.
+// scripts/build-testplane.sh (cached outside the repo), and the product's RBAC manifest; and where
+// the other test-bed components built by scripts/build-testbed.sh are.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,4 +47,28 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The components scripts/build-testbed.sh builds, each in its own cache directory. */
+export type TestbedComponent = 'kubectl' | 'kruise' | 'prometheus' | 'lambda-rie' | 'lambda-ric' | 'localstack';
+
+const testbedDirs = new Map<TestbedComponent, string>();
+
+/**
+ * The cache directory of one test-bed component (asked from the build script, which only prints),
+ * checked to hold `files` (relative paths). A missing build is a ConfigError naming the command
+ * that makes it.
+ */
+export function locateTestbedComponent(component: TestbedComponent, files: readonly string[]): string {
+  let dir = testbedDirs.get(component);
+  if (dir === undefined) {
+    const script = path.join(repoRoot, 'scripts/build-testbed.sh');
+    dir = execFileSync('bash', [script, '--print-dir', component], { encoding: 'utf8' }).trim();
+    testbedDirs.set(component, dir);
+  }
+  const missing = files.filter((file) => !fs.existsSync(path.join(dir, file)));
+  if (missing.length > 0) {
+    throw new ConfigError(`test bed component ${component} is not built (missing in ${dir}: ${missing.join(', ')}); run bash scripts/build-testbed.sh ${component}`);
+  }
+  return dir;
 }

@@ -8,6 +8,8 @@ export interface ComponentPorts {
   apiserver: number;
   controllerManager: number;
   scheduler: number;
+  /** kwok's kubelet server (exec, logs), which every fake node's InternalIP and kubelet port point at. */
+  kwok: number;
 }
 
 export interface ComponentFiles {
@@ -19,6 +21,8 @@ export interface ComponentFiles {
   serviceAccountPublicKey: string;
   adminKubeconfig: string;
   kwokConfig: string;
+  /** kwok's second --config (kwokConfig.ts writeKwokExtraConfig). */
+  kwokExtraConfig: string;
   /** Set when the audit log is on (ControlPlaneOptions.auditLog). */
   audit?: AuditFiles;
 }
@@ -26,7 +30,11 @@ export interface ComponentFiles {
 /** Pod and service ranges; fake, nothing routes them. */
 export const SERVICE_CIDR = '10.96.0.0/24';
 export const POD_CIDR = '10.0.0.1/16';
-export const NODE_IP = '10.1.0.1';
+/**
+ * Every fake node's InternalIP (and so every pod's hostIP): loopback, where kwok serves the kubelet
+ * API, so the apiserver can reach it for `kubectl exec`.
+ */
+export const NODE_IP = '127.0.0.1';
 
 export function etcdUrl(ports: ComponentPorts): string {
   return `http://127.0.0.1:${ports.etcdClient}`;
@@ -116,12 +124,18 @@ export function schedulerArgs(ports: ComponentPorts, files: ComponentFiles): str
   return clientComponentArgs(ports.scheduler, files);
 }
 
-export function kwokArgs(files: ComponentFiles): string[] {
+export function kwokArgs(ports: ComponentPorts, files: ComponentFiles): string[] {
   // Management scope and stages come from --config; the flags repeat the scope so `ps` shows it.
   return [
     `--kubeconfig=${files.adminKubeconfig}`,
     `--config=${files.kwokConfig}`,
+    `--config=${files.kwokExtraConfig}`,
     '--manage-all-nodes=false',
     '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+    // The nodes' kubelet endpoint is kwok's own server; the apiserver accepts its self-signed
+    // certificate because no kubelet CA is configured.
+    `--node-ip=${NODE_IP}`,
+    `--node-port=${ports.kwok}`,
+    `--server-address=${NODE_IP}:${ports.kwok}`,
   ];
 }

@@ -13,6 +13,12 @@ export interface DaemonExit {
   error?: Error;
 }
 
+export interface DaemonOptions {
+  /** Variables added to the inherited environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
 const LOG_TAIL_BYTES = 64 * 1024;
 
 export class Daemon {
@@ -51,13 +57,18 @@ export class Daemon {
     child.unref();
   }
 
-  /** Spawns `binary args...` detached, with output appended to `<logDir>/<name>.log`. */
-  static start(name: string, binary: string, args: string[], logDir: string): Daemon {
+  /**
+   * Spawns `binary args...` detached, with output appended to `<logDir>/<name>.log`. `options.env`
+   * is added to this process's environment (which carries the test run's tag, see
+   * scripts/testplane-leftovers.mjs), never replaces it.
+   */
+  static start(name: string, binary: string, args: string[], logDir: string, options: DaemonOptions = {}): Daemon {
     const logPath = path.join(logDir, `${name}.log`);
     const fd = fs.openSync(logPath, 'a');
     try {
       fs.writeSync(fd, `# ${[binary, ...args].join(' ')}\n`);
-      const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd] });
+      const env = options.env ? { ...process.env, ...options.env } : process.env;
+      const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd], env, cwd: options.cwd });
       return new Daemon(name, logPath, child);
     } finally {
       fs.closeSync(fd);

@@ -4,9 +4,12 @@
 //  - pod-ready waits `podReadyDelayMs` after the pod is scheduled (slow starts, real-time
 //    minReadySeconds) and skips pods labelled never-ready;
 //  - pod-running-never-ready makes labelled pods Running with Ready=False, forever.
+// A second --config (kwok-inplace-and-exec.yaml) adds what a kubelet does for OpenKruise in-place
+// updates and runs `kubectl exec` commands on this host.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse, stringify } from 'yaml';
+import { fileURLToPath } from 'node:url';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 
 /** Pods with this label set to "true" become Running but never Ready. */
 export const NEVER_READY_LABEL = 'test.rollouts/never-ready';
@@ -114,5 +117,28 @@ export function writeKwokConfig(file: string, options: KwokConfigOptions): void 
     },
   };
   const documents = [configuration, ...kwokStages(options.stagesDir, options.podReadyDelayMs)];
+  fs.writeFileSync(file, documents.map((document) => stringify(document)).join('---\n'));
+}
+
+const EXTRA_CONFIG_TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'kwok-inplace-and-exec.yaml');
+
+interface ClusterExec {
+  kind: 'ClusterExec';
+  spec: { execs: { local: { workDir: string } }[] };
+}
+
+/**
+ * kwok's second --config: the in-place update and readiness-gate Stages, and a ClusterExec that runs
+ * every `kubectl exec` on this host, as this user, in `execWorkDir` (created here). Commands never
+ * see stdin close, and a non-zero exit code reaches the client only inside the error message
+ * (../shared/reference/kruise-workloads.md, "kubectl exec on kwok pods").
+ */
+export function writeKwokExtraConfig(file: string, execWorkDir: string): void {
+  fs.mkdirSync(execWorkDir, { recursive: true });
+  const documents = parseAllDocuments(fs.readFileSync(EXTRA_CONFIG_TEMPLATE, 'utf8')).map((document) => document.toJSON() as { kind: string });
+  const execs = documents.filter((document): document is ClusterExec => document.kind === 'ClusterExec');
+  const [clusterExec, ...more] = execs;
+  if (!clusterExec || more.length > 0) throw new Error(`${EXTRA_CONFIG_TEMPLATE} must hold exactly one ClusterExec, found ${execs.length}`);
+  for (const exec of clusterExec.spec.execs) exec.local.workDir = execWorkDir;
   fs.writeFileSync(file, documents.map((document) => stringify(document)).join('---\n'));
 }

@@ -1,0 +1,1 @@
+"""LocalStack plugins of the serverless-rollouts test bed."""
