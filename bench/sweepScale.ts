@@ -11,7 +11,8 @@ import { DynamoStateStore } from '../shared/adapters/dynamodb/stateStore.ts';
 import { STATE_TABLE } from '../shared/adapters/dynamodb/table.ts';
 import { SendMessageBatchCommand, type SendMessageBatchCommandOutput, type SQSClient } from '@aws-sdk/client-sqs';
 import { SqsReconcileQueue } from '../shared/adapters/sqs/reconcileQueue.ts';
-import { sweepDue, type BatchingQueue } from '../shared/app/sweep.ts';
+import { sweepDue, tickWindow, type BatchingQueue } from '../shared/app/sweep.ts';
+import { DEFAULT_RESYNC_PERIOD_SECONDS, DEFAULT_SWEEP_INTERVAL_SECONDS } from '../shared/config.ts';
 import { Meter, type MeterKey } from '../shared/reconcile/meter.ts';
 import type { RolloutKey } from '../shared/rollout/types.ts';
 import { startDynalite } from '../test/support/dynalite.ts';
@@ -21,6 +22,8 @@ import { q, summarize, type Quantity, type Summary } from './lib/stats.ts';
 
 const FLEETS = [0, 100, 1000];
 const RUNS = 10;
+const RESYNC_PERIOD_MS = DEFAULT_RESYNC_PERIOD_SECONDS * 1000;
+const SWEEP_INTERVAL_MS = DEFAULT_SWEEP_INTERVAL_SECONDS * 1000;
 
 interface SweepRun {
   totalMs: number;
@@ -123,6 +126,14 @@ async function sweepOnce(store: DynamoStateStore, queue: BatchingQueue, meter: M
         queryMs += performance.now() - t;
       }
     },
+    queryResync: async (from: Date, to: Date, periodMs: number) => {
+      const t = performance.now();
+      try {
+        return await store.queryResync(from, to, periodMs);
+      } finally {
+        queryMs += performance.now() - t;
+      }
+    },
   };
   const timedQueue: BatchingQueue = {
     enqueue: (key, opts) => queue.enqueue(key, opts),
@@ -136,7 +147,8 @@ async function sweepOnce(store: DynamoStateStore, queue: BatchingQueue, meter: M
     },
   };
   const t0 = performance.now();
-  const result = await sweepDue({ store: timedStore, queue: timedQueue, clock: { now: () => new Date() } });
+  const now = new Date();
+  const result = await sweepDue({ store: timedStore, queue: timedQueue, clock: { now: () => now }, resyncPeriodMs: RESYNC_PERIOD_MS }, tickWindow(now, SWEEP_INTERVAL_MS));
   const totalMs = performance.now() - t0;
   const after = meter.snapshot();
   const diff = Object.fromEntries(Object.keys(after).map((k) => [k, after[k as MeterKey] - before[k as MeterKey]])) as Record<MeterKey, number>;

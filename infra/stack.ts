@@ -25,6 +25,8 @@ export const EVENT_SOURCE = 'serverless-rollouts';
 export const WATCH_EVENT_SOURCE = watchEventSource(EVENT_SOURCE);
 
 const RECONCILE_TIMEOUT = Duration.seconds(30);
+/** The sweep's tick; each tick covers the resync turns of the minute before it. */
+const SWEEP_RATE = Duration.minutes(1);
 const WATCH_RATE = Duration.minutes(5);
 /** One minute longer than the rate, so a new watcher starts before the old one stops: no blind gap. */
 const WATCH_TIMEOUT = Duration.minutes(6);
@@ -64,6 +66,8 @@ export class ServerlessRolloutsStack extends Stack {
       [ENV.triggerQueueUrl]: queues.trigger.queueUrl,
       [ENV.eventBusName]: events.bus.eventBusName,
       [ENV.eventSource]: EVENT_SOURCE,
+      [ENV.sweepIntervalSeconds]: String(SWEEP_RATE.toSeconds()),
+      [ENV.resyncPeriodSeconds]: String(params.resyncPeriodSeconds),
     };
 
     const reconcile = new ControllerFunction(this, 'Reconcile', {
@@ -88,7 +92,7 @@ export class ServerlessRolloutsStack extends Stack {
 
     const sweep = new ControllerFunction(this, 'Sweep', {
       name: 'sweep',
-      description: 'serverless-rollouts: every minute, enqueue the rollouts whose wake-up is due',
+      description: 'serverless-rollouts: every minute, enqueue the rollouts whose wake-up is due or whose resync turn came',
       memorySize: 256,
       timeout: Duration.seconds(30),
       // The next tick (one minute later) supersedes a failed one; a retry would only overlap it.
@@ -99,7 +103,7 @@ export class ServerlessRolloutsStack extends Stack {
     sweep.grant(sendTo(queues.work.queueArn));
     new PeriodicInvocation(this, 'SweepSchedule', {
       fn: sweep.fn,
-      rate: Duration.minutes(1),
+      rate: SWEEP_RATE,
       description: 'serverless-rollouts sweep tick',
       deadLetterQueue: deliveryDlq,
       maxEventAge: Duration.minutes(1),
