@@ -21,6 +21,7 @@ import { Meter } from '../reconcile/meter.ts';
 import type { Clock } from '../reconcile/ports.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
 import type { RolloutKey } from '../rollout/types.ts';
+import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
@@ -42,6 +43,11 @@ export interface LocalModeOptions {
   dataDir: string;
   /** auto: the kubeconfig's cluster when it answers, else the sandbox. */
   cluster: 'auto' | 'sandbox' | 'kubeconfig';
+  /**
+   * Start over: the sandbox cluster and the stored rollouts of the chosen cluster are deleted first.
+   * Default false: everything is kept, and a release a stop (or a crash) interrupted goes on.
+   */
+  fresh?: boolean;
   podReadyDelayMs?: number;
   /** API port on 127.0.0.1; 0 (default) picks a free one (the URL goes to `<data dir>/endpoint`). */
   port?: number;
@@ -62,7 +68,7 @@ export interface LocalModeOptions {
 }
 
 export type LocalCluster =
-  | { kind: 'sandbox'; server: string; version: string; demo: Sandbox['demo']; why: string | null }
+  | { kind: 'sandbox'; server: string; version: string; demo: Sandbox['demo']; why: string | null; restarted: boolean }
   | { kind: 'kubeconfig'; server: string; version: string; context: string; source: string };
 
 export interface LocalMode {
@@ -70,6 +76,10 @@ export interface LocalMode {
   paths: DataDirPaths;
   cluster: LocalCluster;
   principal: string;
+  resyncPeriodMs: number;
+  sweepIntervalMs: number;
+  /** Kinds of the watched resources, or null with the watches off. */
+  watched: string[] | null;
   /** Stops everything in reverse order of start and removes `<data dir>/endpoint`. */
   stop(): Promise<void>;
 }
@@ -96,7 +106,9 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const target = await chooseCluster(opts, paths, log);
     if (target.sandbox) cleanups.push({ what: 'sandbox control plane', run: () => target.sandbox!.stop() });
 
-    const dynamo = await startEmbeddedDynamo({ path: target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb, tableName: TABLE_NAME });
+    const dynamoPath = target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb;
+    if (opts.fresh) await rm(dynamoPath, { recursive: true, force: true });
+    const dynamo = await startEmbeddedDynamo({ path: dynamoPath, tableName: TABLE_NAME });
     cleanups.push({ what: 'embedded DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
@@ -150,9 +162,10 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     }
 
     const resyncPeriodMs = opts.resyncPeriodMs ?? LOCAL_RESYNC_PERIOD_MS;
+    const sweepIntervalMs = opts.sweepIntervalMs ?? Math.min(LOCAL_SWEEP_INTERVAL_MS, resyncPeriodMs);
     const sweep = new SweepTimer({
       deps: { store, queue, clock, resyncPeriodMs },
-      intervalMs: opts.sweepIntervalMs ?? Math.min(LOCAL_SWEEP_INTERVAL_MS, resyncPeriodMs),
+      intervalMs: sweepIntervalMs,
       onError: (err) => log(`sweep failed: ${err instanceof Error ? err.message : String(err)}`),
     });
     sweep.start();
@@ -165,7 +178,11 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     cleanups.push({ what: 'endpoint file', run: () => rm(paths.endpoint, { force: true }) });
 
     let stopping: Promise<void> | undefined;
-    return { endpoint: server.url, paths, cluster: target.cluster, principal, stop: () => (stopping ??= stopAll()) };
+    return {
+      endpoint: server.url, paths, cluster: target.cluster, principal, resyncPeriodMs, sweepIntervalMs,
+      watched: watching ? watchTargets(LOCAL_DRIVERS).map((t) => t.kind) : null,
+      stop: () => (stopping ??= stopAll()),
+    };
   } catch (err) {
     await stopAll().catch((stopErr: unknown) => log(String(stopErr)));
     throw err;
@@ -197,11 +214,11 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
     why = probe.reason;
     log(`starting the sandbox: ${why}`);
   }
-  // A new cluster: the rollouts stored for the previous sandbox are gone with it.
-  await rm(paths.sandbox, { recursive: true, force: true });
+  // The sandbox and the rollouts stored for it persist together, and go together with --fresh.
+  if (opts.fresh) await rm(paths.sandbox, { recursive: true, force: true });
   const sandbox = await startSandbox({ dir: paths.sandboxKube, ...(opts.podReadyDelayMs === undefined ? {} : { podReadyDelayMs: opts.podReadyDelayMs }), log: (line) => log(`sandbox: ${line}`) });
   return {
-    cluster: { kind: 'sandbox', server: sandbox.plane.server, version: sandbox.plane.version, demo: sandbox.demo, why },
+    cluster: { kind: 'sandbox', server: sandbox.plane.server, version: sandbox.plane.version, demo: sandbox.demo, why, restarted: sandbox.restarted },
     sandbox,
     engine: { path: sandbox.plane.kubeconfigPath('rollouts') },
     userKubeconfig: await readFile(sandbox.plane.kubeconfigPath('admin'), 'utf8'),

@@ -55,8 +55,11 @@ describe('data directory and banner', () => {
   test('the banner says what runs where and gives the next commands for the demo', () => {
     const text = renderBanner({
       endpoint: 'http://127.0.0.1:4000', paths: dataDirPaths('/src/app/.rollouts'), principal: 'me', podReadyDelayMs: 2000, sweepSeconds: 10, startupMs: 6400, cwd: '/src/app',
-      cluster: { kind: 'sandbox', server: 'https://127.0.0.1:6443', version: 'v1.34.4', why: null, demo: { namespace: 'default', name: 'web', replicas: 10, images: { app: 'nginx:1.27' } } },
+      resyncSeconds: 30, watched: ['Deployment', 'ReplicaSet', 'StatefulSet'],
+      cluster: { kind: 'sandbox', server: 'https://127.0.0.1:6443', version: 'v1.34.4', why: null, restarted: true, demo: { namespace: 'default', name: 'web', replicas: 10, images: { app: 'nginx:1.27' } } },
     });
+    assert.match(text, /every rollout resynced every 30 s,\n {12}watches on Deployments, ReplicaSets, StatefulSets/);
+    assert.match(text, /started again with everything of the last run; kept when serve stops: `--fresh` starts over/);
     assert.match(text, /^ {2}API {7}http:\/\/127\.0\.0\.1:4000 {2}\(in \.rollouts\/endpoint;/m);
     assert.match(text, /embedded DynamoDB \(dynalite\) in \.rollouts\/sandbox\/dynamodb/);
     assert.match(text, /Deployment default\/web: 10 replicas, app=nginx:1\.27/);
