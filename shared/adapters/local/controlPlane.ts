@@ -265,7 +265,7 @@ async function newPorts(): Promise<ComponentPorts> {
  */
 async function reusablePorts(dataDir: string, log: (line: string) => void): Promise<ComponentPorts> {
   const fresh = await newPorts();
-  let previous: Partial<ComponentPorts> = {};
+  let previous: Partial<ComponentPorts>;
   try {
     previous = JSON.parse(fs.readFileSync(path.join(dataDir, PORTS_FILE), 'utf8')) as Partial<ComponentPorts>;
   } catch {
