@@ -14,6 +14,7 @@ import {
   createFakeNodes,
   defaultNamespaceProbe,
   nodesReadyProbe,
+  releaseNodeLeases,
   rolloutsAuthorizedProbe,
   serverVersion,
 } from './controlplane/bootstrap.ts';
@@ -181,12 +182,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await waitUntilReady(httpProbe(`${server}/readyz`, credentials.adminToken), { ...ready, what: 'GET /readyz', daemon: apiserver });
     log(`kube-apiserver ready at ${server} (${since()})`);
 
+    const admin = new KubeConfig();
+    admin.loadFromFile(kubeconfigPath('admin'));
+    if (restarted) await releaseNodeLeases(admin, nodeCount);
+
     const kcm = start('kube-controller-manager', controllerManagerArgs(ports, files));
     const sched = start('kube-scheduler', schedulerArgs(ports, files));
     const kwok = start('kwok', kwokArgs(files));
-
-    const admin = new KubeConfig();
-    admin.loadFromFile(kubeconfigPath('admin'));
     const rollouts = new KubeConfig();
     rollouts.loadFromFile(kubeconfigPath('rollouts'));
 

@@ -1,7 +1,7 @@
 // What the control plane needs once the apiserver answers: the product's RBAC and kwok's fake nodes,
 // plus the probes that say they took effect. Everything goes through @kubernetes/client-node.
 import fs from 'node:fs';
-import { AppsV1Api, CoreV1Api, KubernetesObjectApi, VersionApi, type KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
+import { AppsV1Api, CoordinationV1Api, CoreV1Api, KubernetesObjectApi, VersionApi, type KubeConfig, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { KWOK_NODE_ANNOTATION, KWOK_NODE_ANNOTATION_VALUE } from './kwokConfig.ts';
 
@@ -59,6 +59,19 @@ export async function createFakeNodes(admin: KubeConfig, count: number): Promise
     if (!isConflict(err)) throw err;
   })));
   return names;
+}
+
+/**
+ * Deletes the fake nodes' Leases (kube-node-lease) a previous kwok held. kwok takes a node over only
+ * once its Lease has no live holder, so after a restart on the same etcd data the new kwok would
+ * leave every node, and every pod on it, alone until the old Leases expire (40 s): pods created
+ * just before the restart would stay Pending that long.
+ */
+export async function releaseNodeLeases(admin: KubeConfig, count: number): Promise<void> {
+  const coordination = admin.makeApiClient(CoordinationV1Api);
+  await Promise.all(Array.from({ length: count }, (_, i) => coordination.deleteNamespacedLease({ name: fakeNodeName(i), namespace: 'kube-node-lease' }).catch((err: unknown) => {
+    if ((err as { code?: number }).code !== 404) throw err;
+  })));
 }
 
 /** Probe: every named node has Ready=True (kwok's node-initialize stage ran). */
