@@ -17,6 +17,7 @@ import { ReconcileQueues } from './constructs/ReconcileQueues.ts';
 import { RolloutEventBus } from './constructs/RolloutEventBus.ts';
 import { DLQ_RETENTION, secureQueue } from './constructs/secureQueue.ts';
 import { StateTable } from './constructs/StateTable.ts';
+import { WakeSchedules } from './constructs/WakeSchedules.ts';
 import type { DeployParameters } from './parameters.ts';
 
 /** Source of our transition events (ROLLOUTS_EVENT_SOURCE). */
@@ -58,9 +59,12 @@ export class ServerlessRolloutsStack extends Stack {
       deadLetterQueue: deliveryDlq,
     });
 
+    const wakeSchedules = new WakeSchedules(this, 'WakeSchedules', { triggerQueue: queues.trigger });
+
     // loadConfig (shared/config.ts) validates the whole configuration at cold start, so every
     // function gets every required variable, whichever it uses.
     const environment = {
+      ...wakeSchedules.environment,
       [ENV.tableName]: state.table.tableName,
       [ENV.queueUrl]: queues.work.queueUrl,
       [ENV.triggerQueueUrl]: queues.trigger.queueUrl,
@@ -89,6 +93,8 @@ export class ServerlessRolloutsStack extends Stack {
     reconcile.grant(tableItems(state, ['Query', 'GetItem', 'PutItem', 'DeleteItem', 'BatchWriteItem']));
     reconcile.grant(sendTo(queues.trigger.queueArn));
     reconcile.grant(putEvents(events.bus.eventBusArn, EVENT_SOURCE));
+    // Wake-ups beyond SQS's 15-minute delay: one-off schedules in their own group.
+    wakeSchedules.grantManage(reconcile.role);
 
     const sweep = new ControllerFunction(this, 'Sweep', {
       name: 'sweep',
