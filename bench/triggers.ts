@@ -58,10 +58,12 @@ async function run(ctx: BenchContext): Promise<TriggersResult> {
   const cluster = await startTestCluster({ podReadyDelayMs: POD_READY_DELAY_MS });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-triggers-'));
   const lines: Line[] = [];
+  // Local mode reads the kubeconfig the way kubectl does (KUBECONFIG), from this process's environment.
+  const previousKubeconfig = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = cluster.kubeconfigPath('rollouts');
   try {
     const local = await startLocalMode({
-      dataDir, cluster: 'kubeconfig', verbose: true,
-      env: { ...process.env, KUBECONFIG: cluster.kubeconfigPath('rollouts') },
+      dataDir, cluster: 'kubeconfig', verbose: true, env: { ...process.env },
       log: (line) => lines.push({ at: Date.now(), line }),
     });
     try {
@@ -152,6 +154,8 @@ async function run(ctx: BenchContext): Promise<TriggersResult> {
       await local.stop();
     }
   } finally {
+    if (previousKubeconfig === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = previousKubeconfig;
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
