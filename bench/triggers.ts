@@ -14,6 +14,7 @@ import path from 'node:path';
 import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { ROLLOUTS_API_VERSION } from '../shared/rollout/spec.ts';
 import { createDeployment, startTestCluster, type TestCluster } from '../test/support/kube.ts';
+import { waitFor as waitUntil } from '../test/support/wait.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { summarize, type Summary } from './lib/stats.ts';
 
@@ -206,14 +207,9 @@ async function setImage(cluster: TestCluster, ns: string, kind: Kind, name: stri
   else await apps.patchNamespacedStatefulSet({ namespace: ns, name, body }, strategicMerge);
 }
 
-async function waitFor<T>(f: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Polls `f` every 20 ms until it returns something truthy (test/support/wait.ts). */
+function waitFor<T>(f: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
+  return waitUntil(f, { timeoutMs, intervalMs: 20, message: what }) as Promise<NonNullable<T>>;
 }
 
 function rows(r: TriggersResult): TableRow[] {

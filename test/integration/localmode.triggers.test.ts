@@ -91,6 +91,21 @@ async function passOf(serve: ServeProcess, line: ServeLine, key: string): Promis
   return /\((\w+)\)/.exec(pass.line)?.[1];
 }
 
+/**
+ * A managed, settled StatefulSet `db` gets a new image by a patch alone; returns the reason of the
+ * pass that started its release.
+ */
+async function statefulSetReleaseByImageAlone(serve: ServeProcess, home: string, prefix: string): Promise<string | undefined> {
+  const ns = await createNamespace(admin, prefix);
+  await createStatefulSet(ns, 'db', 2);
+  assert.equal((await rolloutsAt(home, env, 'apply', '-f', writeRollout(home, ns, 'db', 'StatefulSet', ['{replicas: 1, pause: {}}', '{replicas: 100%}']))).code, 0);
+  await settled(serve, home, ns, 'db');
+  const from = serve.lines.length;
+  await setImage(ns, 'StatefulSet', 'db', 'registry.invalid/app:v2');
+  const started = await serve.waitForLine(new RegExp(`event Release Started: ${ns}/db `), { from, timeoutMs: 60_000 });
+  return passOf(serve, started, `${ns}/db`);
+}
+
 describe('no release is lost or late because an event was missed (local mode, as a user)', () => {
   before(async () => {
     a = await ServeProcess.start(homeA, ['--sandbox', '--pod-ready-ms', '300', '--verbose', '--resync-seconds', '3600'], env);
@@ -137,14 +152,7 @@ describe('no release is lost or late because an event was missed (local mode, as
   });
 
   test('a StatefulSet release by an image change alone (no command of ours) starts on the watch path', async () => {
-    const ns = await createNamespace(admin, 'sts-watch');
-    await createStatefulSet(ns, 'db', 2);
-    assert.equal((await rolloutsAt(homeA, env, 'apply', '-f', writeRollout(homeA, ns, 'db', 'StatefulSet', ['{replicas: 1, pause: {}}', '{replicas: 100%}']))).code, 0);
-    await settled(a, homeA, ns, 'db');
-    const from = a.lines.length;
-    await setImage(ns, 'StatefulSet', 'db', 'registry.invalid/app:v2');
-    const started = await a.waitForLine(new RegExp(`event Release Started: ${ns}/db `), { from, timeoutMs: 60_000 });
-    assert.equal(await passOf(a, started, `${ns}/db`), 'watch', a.output().slice(-2000));
+    assert.equal(await statefulSetReleaseByImageAlone(a, homeA, 'sts-watch'), 'watch', a.output().slice(-2000));
   });
 
   test('a timed pause ends because its wake-up fired: scheduled for the pause\'s deadline, never dropped', async () => {
@@ -170,14 +178,7 @@ describe('no release is lost or late because an event was missed (local mode, as
 
   test('with every watch event dropped, a StatefulSet release by an image change alone starts through the resync', async () => {
     assert.match(b.output(), /watches OFF \(--no-watch\)/);
-    const ns = await createNamespace(admin, 'sts-resync');
-    await createStatefulSet(ns, 'db', 2);
-    assert.equal((await rolloutsAt(homeB, env, 'apply', '-f', writeRollout(homeB, ns, 'db', 'StatefulSet', ['{replicas: 1, pause: {}}', '{replicas: 100%}']))).code, 0);
-    await settled(b, homeB, ns, 'db');
-    const from = b.lines.length;
-    await setImage(ns, 'StatefulSet', 'db', 'registry.invalid/app:v2');
-    const started = await b.waitForLine(new RegExp(`event Release Started: ${ns}/db `), { from, timeoutMs: 60_000 });
-    assert.equal(await passOf(b, started, `${ns}/db`), 'sweep', 'no watch, no command: only the resync can have started it');
+    assert.equal(await statefulSetReleaseByImageAlone(b, homeB, 'sts-resync'), 'sweep', 'no watch, no command: only the resync can have started it');
   });
 
   test('with every watch event dropped, a Deployment release still completes, paced by the resync', async () => {
