@@ -50,6 +50,8 @@ export interface CostModelResult {
   catalogUnits: CatalogUnits;
   idleStackPerMonth: CostBlock;
   perManagedRolloutIdlePerMonth: CostBlock;
+  /** The resync's part of it: every managed rollout reconciled once per resync period. */
+  resyncPerManagedRolloutPerMonth: CostBlock & { resyncsPerMonth: number; resyncPeriodSeconds: number };
   perRelease100Replicas: CostBlock & { inputs: Record<string, number>; sensitivity: { lambdaUsdWithRoundTrips: number; how: string } };
   notIncluded: string[];
 }
@@ -83,16 +85,24 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
   const sweepRuns = perMonth('sweep');
   const watchRuns = perMonth('watch-proxy');
   const watchSeconds = watchFn.timeoutSeconds - infra.watchMarginSeconds;
-  const idleSweep = sweep.fleets.find((f) => f.activeReleases === 0);
-  if (!idleSweep) throw new Error('the sweep results have no 0-release fleet');
+  const idleSweep = sweep.fleets.find((f) => f.activeReleases === 0 && (f.idleManaged ?? 0) === 0);
+  if (!idleSweep) throw new Error('the sweep results have no empty fleet');
+  const idleFleet = sweep.fleets.find((f) => (f.idleManaged ?? 0) > 0 && f.resync > 0);
+  if (!idleFleet) throw new Error('the sweep results have no fleet of idle managed rollouts (re-run: npm run bench -- --only sweep)');
   const noop = reconcile.noopHealthy;
+  const noopResync = reconcile.noopResync;
+  if (!noopResync) throw new Error('the reconcile results have no no-op resync (re-run: npm run bench -- --only reconcile)');
+  if (noopResync.meter.ddbWcu?.median !== 0 || noopResync.server.k8sWrites?.max !== 0) throw new Error('a no-op resync wrote something: the resync cost below would be wrong');
+  const resyncsPerMonth = (HOURS_PER_MONTH * 3600) / infra.resyncPeriodSeconds;
+  // The sweep reads each resynced rollout's index entry (KEYS_ONLY, ~100 bytes): its share of the tick's Query.
+  const resyncRruEach = Math.max(0, idleFleet.ddbRcuBilled.value - idleSweep.ddbRcuBilled.value) / idleFleet.resync;
   const pollsPerQueue = IDLE_POLLERS_PER_QUEUE * (3600 / LONG_POLL_SECONDS) * HOURS_PER_MONTH;
 
   const idle = block([
     line('Scheduler invocations (sweep + watch-proxy)', sweepRuns + watchRuns, 'invocations', 'schedulerInvocation', 'infra', `${infra.schedules.map((s) => `${s.target} ${s.expression}`).join(', ')}; ${HOURS_PER_MONTH} h/month`),
     line('sweep: Lambda requests', sweepRuns, 'invocations', 'lambdaRequest', 'infra', 'one per tick'),
     line('sweep: Lambda duration', sweepRuns * (idleSweep.totalMs.median / 1000) * sweepFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured × infra', `median sweep with nothing due ${idleSweep.totalMs.median} ms × ${sweepFn.memoryMb} MB`),
-    line('sweep: DynamoDB reads (queryDue, 8 shards)', sweepRuns * idleSweep.ddbRcuBilled.value, 'RRU', 'dynamodbReadRequestUnit', 'measured', `${idleSweep.ddbQueryRequests.value} Query, ${idleSweep.ddbRcuBilled.value} RRU per sweep (billed minimum 0.5 per eventually consistent Query)`),
+    line('sweep: DynamoDB reads (queryDue over 8 shards + the resync range)', sweepRuns * idleSweep.ddbRcuBilled.value, 'RRU', 'dynamodbReadRequestUnit', 'measured', `${idleSweep.ddbQueryRequests.value} Query, ${idleSweep.ddbRcuBilled.value} RRU per sweep (billed minimum 0.5 per eventually consistent Query)`),
     line('watch-proxy: Lambda requests', watchRuns, 'invocations', 'lambdaRequest', 'infra', 'one per schedule tick'),
     line('watch-proxy: Lambda duration', watchRuns * watchSeconds * watchFn.gb, 'GB-s', 'lambdaArmGbSecond', 'infra', `each invocation watches until ${infra.watchMarginSeconds} s before its ${watchFn.timeoutSeconds} s timeout, at ${watchFn.memoryMb} MB (overlapping watchers, by design)`),
     line('watch-proxy: DynamoDB reads (catalogue refresh)', watchRuns * (1 + Math.floor(watchSeconds / WATCH_PROXY_REFRESH_SECONDS)) * catalog.emptyRefreshRcu, 'RRU', 'dynamodbReadRequestUnit', 'measured + modelled', `${catalog.emptyRefreshRcu} RRU per refresh (measured), one refresh per ${WATCH_PROXY_REFRESH_SECONDS} s (watch-proxy default)`),
@@ -101,7 +111,16 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
     line('cold starts (INIT billed): sweep + watch-proxy', COLD_STARTS_PER_DAY * DAYS_PER_MONTH * ((initMs('sweep') / 1000) * sweepFn.gb + (initMs('watch-proxy') / 1000) * watchFn.gb), 'GB-s', 'lambdaArmGbSecond', 'measured + modelled', `${COLD_STARTS_PER_DAY}/day each (assumed) × median module init ${initMs('sweep')} / ${initMs('watch-proxy')} ms`),
   ]);
 
+  const resyncLines = [
+    line('resync: its share of the sweep\'s resync Query', resyncsPerMonth * resyncRruEach, 'RRU', 'dynamodbReadRequestUnit', 'measured', `one pass per ${infra.resyncPeriodSeconds} s (ROLLOUTS_RESYNC_PERIOD_SECONDS): ${round(resyncRruEach, 4)} RRU per resynced rollout (${idleFleet.resync} of ${idleFleet.idleManaged} idle rollouts in one tick: ${idleFleet.ddbRcuBilled.value} RRU vs ${idleSweep.ddbRcuBilled.value} with none)`),
+    line('resync: work queue (FIFO) send', resyncsPerMonth / 10, 'requests', 'sqsFifoRequest', 'measured', 'the sweep sends 10 keys per SendMessageBatch'),
+    line('resync: work queue (FIFO) receive + delete', resyncsPerMonth * 2, 'requests', 'sqsFifoRequest', 'modelled', 'one receive and one delete per message (no batching assumed)'),
+    line('resync reconcile: Lambda requests', resyncsPerMonth, 'invocations', 'lambdaRequest', 'modelled', 'one per message (batches of 5 may merge some)'),
+    line('resync reconcile: Lambda duration', resyncsPerMonth * (noopResync.wallMs.median / 1000) * reconcileFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured × infra', `median no-op resync reconcile ${noopResync.wallMs.median} ms × ${reconcileFn.memoryMb} MB`),
+    line('resync reconcile: DynamoDB reads', resyncsPerMonth * (noopResync.meter.ddbRcu?.median ?? 0), 'RRU', 'dynamodbReadRequestUnit', 'measured', `${noopResync.meter.ddbRcu?.median} RRU per pass; 0 writes (0 WRU, 0 Kubernetes writes, measured at the servers)`),
+  ];
   const perRollout = block([
+    ...resyncLines,
     line('resync notice per watch-proxy start: EventBridge event', watchRuns, 'events', 'eventBridgeCustomEvent', 'infra', 'every proxy start replays each managed workload as ADDED → one "Workload Changed" per rollout'),
     line('resync notice: trigger queue send + receive + delete', watchRuns * REQUESTS_PER_MESSAGE, 'requests', 'sqsStandardRequest', 'modelled', 'the rule delivers to the trigger queue; the mapping receives and deletes it'),
     line('resync reconcile: Lambda requests', watchRuns, 'invocations', 'lambdaRequest', 'infra', 'one no-op reconcile per notice'),
@@ -138,6 +157,7 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
     catalogUnits: catalog,
     idleStackPerMonth: idle,
     perManagedRolloutIdlePerMonth: perRollout,
+    resyncPerManagedRolloutPerMonth: { ...block(resyncLines), resyncsPerMonth: round(resyncsPerMonth, 1), resyncPeriodSeconds: infra.resyncPeriodSeconds },
     perRelease100Replicas: {
       ...perRelease,
       inputs: { reconciles, messages, watchNotices: o.watchNotices, followUps: o.reconciles.askedToRunAgain, sweepMessages, transitionEvents: o.transitionEvents, releaseSeconds: o.totalMs.value / 1000 },
@@ -167,6 +187,7 @@ function rows(r: CostModelResult): TableRow[] {
   return [
     { area: 'cost', metric: 'idle stack, per month (nothing managed)', value: `$${r.idleStackPerMonth.totalUsd.toFixed(2)} (largest: ${top(r.idleStackPerMonth)})`, source: `model; prices of ${r.pricesRecordedOn}` },
     { area: 'cost', metric: 'each managed rollout while idle, per month', value: `$${r.perManagedRolloutIdlePerMonth.totalUsd.toFixed(4)} (largest: ${top(r.perManagedRolloutIdlePerMonth)})`, source: 'model (measured no-op units)' },
+    { area: 'cost', metric: `of which the resync (${r.resyncPerManagedRolloutPerMonth.resyncsPerMonth} passes a month, every ${r.resyncPerManagedRolloutPerMonth.resyncPeriodSeconds} s)`, value: `$${r.resyncPerManagedRolloutPerMonth.totalUsd.toFixed(4)} per managed rollout (largest: ${top(r.resyncPerManagedRolloutPerMonth)})`, source: 'model (measured no-op resync units)' },
     { area: 'cost', metric: `one release of a ${RELEASE_REPLICAS}-replica Deployment`, value: `$${r.perRelease100Replicas.totalUsd.toFixed(6)} (largest: ${top(r.perRelease100Replicas)})`, source: 'model (measured release units)' },
   ];
 }

@@ -1,13 +1,18 @@
 // Area 1 — what one reconcile costs: Kubernetes reads and writes, DynamoDB requests and capacity
 // units, wall time. Three kinds of pass, each ≥ 20 times on the real control plane and dynalite:
 //   noop-healthy       a settled rollout (nothing to do);
+//   noop-resync        the same rollout found by the sweep's resync window (the pass every managed
+//                      rollout gets once per resync period): must write nothing;
 //   noop-awaiting      a release waiting for approval after a batch;
 //   batch-advancing    the pass right after an approval, which starts the next batch.
 // Every pass is counted twice: at the servers (the apiserver's audit log of our user; dynalite's
 // request counter and the ConsumedCapacity it reported) and by our Meter (ReconcileResult.counts).
 import { performance } from 'node:perf_hooks';
 import type { AuditEvent } from '../shared/adapters/local/controlPlane.ts';
-import type { ReconcileResult } from '../shared/reconcile/reconcile.ts';
+import { sweepDue } from '../shared/app/sweep.ts';
+import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
+import { reconcile, type ReconcileResult } from '../shared/reconcile/reconcile.ts';
+import { MemoryQueue } from '../test/support/fakes/memoryQueue.ts';
 import { Engine, type Scenario } from '../test/support/engine.ts';
 import { awaitingApproval } from '../test/support/pipeline.ts';
 import { KUBE_READS, KUBE_WRITES } from './lib/audit.ts';
@@ -22,7 +27,7 @@ const RELEASES = 3;
 const HEALTHY_RUNS = 25;
 const POD_READY_DELAY_MS = 200;
 
-type Kind = 'noopHealthy' | 'noopAwaitingApproval' | 'batchAdvancing';
+type Kind = 'noopHealthy' | 'noopResync' | 'noopAwaitingApproval' | 'batchAdvancing';
 
 interface Sample {
   wallMs: number;
@@ -55,12 +60,20 @@ export const perReconcile: Area<PerReconcileResult> = {
 };
 
 async function run(ctx: BenchContext): Promise<PerReconcileResult> {
-  const samples: Record<Kind, Sample[]> = { noopHealthy: [], noopAwaitingApproval: [], batchAdvancing: [] };
+  const samples: Record<Kind, Sample[]> = { noopHealthy: [], noopResync: [], noopAwaitingApproval: [], batchAdvancing: [] };
   const engine = await Engine.start({ podReadyDelayMs: POD_READY_DELAY_MS, auditLog: true, captureCapacity: true });
   try {
     const s = await engine.scenario('bench-reconcile', { replicas: 10, steps: STEPS });
     await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
     for (let i = 0; i < HEALTHY_RUNS; i += 1) samples.noopHealthy.push(await measure(engine, s));
+    for (let i = 0; i < HEALTHY_RUNS; i += 1) {
+      // What the sweep Lambda does each tick, then the reconcile its message leads to.
+      const queue = new MemoryQueue();
+      const now = new Date();
+      await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: DEFAULT_RESYNC_PERIOD_SECONDS * 1000 }, { from: new Date(now.getTime() - DEFAULT_RESYNC_PERIOD_SECONDS * 1000), to: now });
+      if (!queue.sent.some((m) => m.key.namespace === s.key.namespace)) throw new Error('the resync window did not find the rollout');
+      samples.noopResync.push(await measure(engine, s, () => reconcile(s.key, 'sweep', engine.deps())));
+    }
     for (let r = 0; r < RELEASES; r += 1) {
       ctx.log(`reconcile: release ${r + 1}/${RELEASES}`);
       await s.setImage(`registry.invalid/web:bench-${r + 2}`);
@@ -80,17 +93,18 @@ async function run(ctx: BenchContext): Promise<PerReconcileResult> {
     podReadyDelayMs: POD_READY_DELAY_MS,
     steps: 'ten steps of 1..10 pods of a 10-replica Deployment, each waiting for approval',
     noopHealthy: summarizeKind(samples.noopHealthy),
+    noopResync: summarizeKind(samples.noopResync),
     noopAwaitingApproval: summarizeKind(samples.noopAwaitingApproval),
     batchAdvancing: summarizeKind(samples.batchAdvancing),
   };
 }
 
 /** One reconcile, bracketed by the audit log and dynalite's counters. */
-async function measure(engine: Engine, s: Scenario): Promise<Sample> {
+async function measure(engine: Engine, s: Scenario, pass: () => Promise<ReconcileResult> = () => s.reconcile()): Promise<Sample> {
   const seen = engine.cluster.auditEvents().length;
   engine.dynamo.resetCounts();
   const t0 = performance.now();
-  const result = await s.reconcile();
+  const result = await pass();
   const wallMs = performance.now() - t0;
   const audit: AuditEvent[] = engine.cluster.auditEvents().slice(seen);
   const ddbOps = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
@@ -147,8 +161,8 @@ function summarizeKind(samples: Sample[]): KindResult {
 
 function rows(r: PerReconcileResult): TableRow[] {
   const out: TableRow[] = [];
-  const label: Record<Kind, string> = { noopHealthy: 'no-op (Healthy)', noopAwaitingApproval: 'no-op (awaiting approval)', batchAdvancing: 'batch-advancing' };
-  const kinds = ['noopHealthy', 'noopAwaitingApproval', 'batchAdvancing'] as const;
+  const label: Record<Kind, string> = { noopHealthy: 'no-op (Healthy)', noopResync: 'no-op resync (Healthy, via the sweep)', noopAwaitingApproval: 'no-op (awaiting approval)', batchAdvancing: 'batch-advancing' };
+  const kinds = ['noopHealthy', 'noopResync', 'noopAwaitingApproval', 'batchAdvancing'] as const;
   for (const kind of kinds) {
     const k = r[kind];
     const pair = (a: Summary | undefined, b: Summary | undefined) => `${fmt(a)} / ${fmt(b)}`;

@@ -15,15 +15,16 @@ import { coldStart } from './coldStart.ts';
 import { costModel } from './costModel.ts';
 import { reactionLatency } from './reactionLatency.ts';
 import { releaseOverhead } from './releaseOverhead.ts';
+import { triggers } from './triggers.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const RESULTS_DIR = path.join(ROOT, 'bench/results');
 const LATEST = path.join(RESULTS_DIR, 'latest.json');
 
 /** In run order: the cost model reads the figures of the areas before it. */
-const AREAS = [perReconcile, reactionLatency, releaseOverhead, sweepScale, coldStart, costModel] as Area[];
+const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, sweepScale, coldStart, costModel] as Area[];
 /** Areas that start the local Kubernetes control plane. */
-const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release']);
+const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers']);
 
 interface AreaRecord {
   title: string;

@@ -1,6 +1,7 @@
 // Area 4 — one sweep at fleet scale: 0, 100 and 1000 active releases in the state store (STATE
 // items written through DynamoStateStore, so the due-index attributes are exactly what reconcile
-// writes), then the sweep core (shared/app/sweep.ts, what the sweep Lambda runs): queryDue over the
+// writes), and 1000 managed idle rollouts (SPEC items: their resync entries; one tick of the
+// default 1-minute sweep resyncs the fifth of them whose turn falls in its window), then the sweep core (shared/app/sweep.ts, what the sweep Lambda runs): queryDue over the
 // due-GSI shards on dynalite, then every due key handed to our SQS adapter (SqsReconcileQueue:
 // FIFO entries with group and deduplication ids, SendMessageBatch of 10) over an in-process SQS
 // client that accepts every batch at once. Not moto: its FIFO SendMessageBatch slows down with the
@@ -11,22 +12,29 @@ import { DynamoStateStore } from '../shared/adapters/dynamodb/stateStore.ts';
 import { STATE_TABLE } from '../shared/adapters/dynamodb/table.ts';
 import { SendMessageBatchCommand, type SendMessageBatchCommandOutput, type SQSClient } from '@aws-sdk/client-sqs';
 import { SqsReconcileQueue } from '../shared/adapters/sqs/reconcileQueue.ts';
-import { sweepDue, type BatchingQueue } from '../shared/app/sweep.ts';
+import { sweepDue, tickWindow, type BatchingQueue } from '../shared/app/sweep.ts';
+import { DEFAULT_RESYNC_PERIOD_SECONDS, DEFAULT_SWEEP_INTERVAL_SECONDS } from '../shared/config.ts';
 import { Meter, type MeterKey } from '../shared/reconcile/meter.ts';
 import type { RolloutKey } from '../shared/rollout/types.ts';
 import { startDynalite } from '../test/support/dynalite.ts';
-import { activeState } from '../test/support/stateStoreFixtures.ts';
+import { activeState, sampleSpec } from '../test/support/stateStoreFixtures.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { q, summarize, type Quantity, type Summary } from './lib/stats.ts';
 
-const FLEETS = [0, 100, 1000];
+/** Active releases (due every tick) and managed idle rollouts (resynced once per period). */
+const FLEETS: { active: number; idle: number }[] = [{ active: 0, idle: 0 }, { active: 100, idle: 0 }, { active: 1000, idle: 0 }, { active: 0, idle: 1000 }];
+/** The instant every tick of a fleet is taken at, so each run resyncs the same rollouts. */
+const TICK_AT = new Date('2030-01-01T00:03:00.000Z');
 const RUNS = 10;
+const RESYNC_PERIOD_MS = DEFAULT_RESYNC_PERIOD_SECONDS * 1000;
+const SWEEP_INTERVAL_MS = DEFAULT_SWEEP_INTERVAL_SECONDS * 1000;
 
 interface SweepRun {
   totalMs: number;
   queryMs: number;
   enqueueMs: number;
   due: number;
+  resync: number;
   meter: Record<MeterKey, number>;
   dynaliteRequests: number;
   dynaliteReadUnits: number;
@@ -34,8 +42,12 @@ interface SweepRun {
 
 export interface FleetResult {
   activeReleases: number;
+  /** Managed rollouts with no release (SPEC only): found by the resync alone. */
+  idleManaged: number;
   runs: number;
   due: number;
+  /** Of those, resynced by this tick. */
+  resync: number;
   totalMs: Summary;
   queryDueMs: Summary;
   enqueueMs: Summary;
@@ -56,16 +68,16 @@ export interface SweepResult {
 
 export const sweepScale: Area<SweepResult> = {
   name: 'sweep',
-  title: 'Sweep scale (queryDue over the due-GSI shards → enqueue)',
+  title: 'Sweep scale (queryDue over the due-GSI shards + the resync window → enqueue)',
   run,
   rows,
 };
 
 async function run(ctx: BenchContext): Promise<SweepResult> {
   const fleets: FleetResult[] = [];
-  for (const n of FLEETS) {
-    ctx.log(`sweep: ${n} active releases`);
-    fleets.push(await measureFleet(n));
+  for (const fleet of FLEETS) {
+    ctx.log(`sweep: ${fleet.active} active releases, ${fleet.idle} idle managed rollouts`);
+    fleets.push(await measureFleet(fleet));
   }
   return {
     queue: 'in-memory: SqsReconcileQueue over an in-process SQS client that accepts every batch (no network; moto FIFO is quadratic in queue depth)',
@@ -74,15 +86,19 @@ async function run(ctx: BenchContext): Promise<SweepResult> {
   };
 }
 
-async function measureFleet(n: number): Promise<FleetResult> {
-  const dynamo = await startDynalite({ captureCapacity: true, tableName: `bench-sweep-${n}` });
+async function measureFleet(fleet: { active: number; idle: number }): Promise<FleetResult> {
+  const dynamo = await startDynalite({ captureCapacity: true, tableName: `bench-sweep-${fleet.active}-${fleet.idle}` });
   try {
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: dynamo.tableName, meter });
-    const keys: RolloutKey[] = Array.from({ length: n }, (_, i) => ({ cluster: 'bench', namespace: `team-${i}`, name: 'web' }));
+    const keys: RolloutKey[] = Array.from({ length: fleet.active }, (_, i) => ({ cluster: 'bench', namespace: `team-${i}`, name: 'web' }));
     // An active release with no wake-up: due at its write time, so every one is due at the sweep.
     for (let i = 0; i < keys.length; i += 25) {
       await Promise.all(keys.slice(i, i + 25).map((key) => store.saveState(key, { state: activeState({ nextWakeAt: null }), outbox: { history: [], events: [] } }, 0)));
+    }
+    const idle: RolloutKey[] = Array.from({ length: fleet.idle }, (_, i) => ({ cluster: 'bench', namespace: `idle-${i}`, name: 'web' }));
+    for (let i = 0; i < idle.length; i += 25) {
+      await Promise.all(idle.slice(i, i + 25).map((key) => store.putSpec(key, sampleSpec(key), null, 0)));
     }
     const sqs = new SqsReconcileQueue({ client: acceptingSqsClient(), queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench.fifo', triggerQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench', meter });
     const runs: SweepRun[] = [];
@@ -91,9 +107,11 @@ async function measureFleet(n: number): Promise<FleetResult> {
     for (let r = 0; r < RUNS; r += 1) inMemory.push((await sweepOnce(store, droppingQueue(), meter, dynamo)).totalMs);
     const first = runs[0] as SweepRun;
     return {
-      activeReleases: n,
+      activeReleases: fleet.active,
+      idleManaged: fleet.idle,
       runs: runs.length,
       due: first.due,
+      resync: first.resync,
       totalMs: summarize(runs.map((x) => x.totalMs), 'ms'),
       queryDueMs: summarize(runs.map((x) => x.queryMs), 'ms'),
       enqueueMs: summarize(runs.map((x) => x.enqueueMs), 'ms'),
@@ -123,6 +141,14 @@ async function sweepOnce(store: DynamoStateStore, queue: BatchingQueue, meter: M
         queryMs += performance.now() - t;
       }
     },
+    queryResync: async (from: Date, to: Date, periodMs: number) => {
+      const t = performance.now();
+      try {
+        return await store.queryResync(from, to, periodMs);
+      } finally {
+        queryMs += performance.now() - t;
+      }
+    },
   };
   const timedQueue: BatchingQueue = {
     enqueue: (key, opts) => queue.enqueue(key, opts),
@@ -136,12 +162,13 @@ async function sweepOnce(store: DynamoStateStore, queue: BatchingQueue, meter: M
     },
   };
   const t0 = performance.now();
-  const result = await sweepDue({ store: timedStore, queue: timedQueue, clock: { now: () => new Date() } });
+  const now = TICK_AT;
+  const result = await sweepDue({ store: timedStore, queue: timedQueue, clock: { now: () => now }, resyncPeriodMs: RESYNC_PERIOD_MS }, tickWindow(now, SWEEP_INTERVAL_MS));
   const totalMs = performance.now() - t0;
   const after = meter.snapshot();
   const diff = Object.fromEntries(Object.keys(after).map((k) => [k, after[k as MeterKey] - before[k as MeterKey]])) as Record<MeterKey, number>;
   return {
-    totalMs, queryMs, enqueueMs, due: result.due, meter: diff,
+    totalMs, queryMs, enqueueMs, due: result.due, resync: result.resync, meter: diff,
     dynaliteRequests: dynamo.requestCount(),
     dynaliteReadUnits: dynamo.capacity().Query ?? 0,
   };
@@ -163,8 +190,11 @@ function acceptingSqsClient(): SQSClient {
 }
 
 function rows(r: SweepResult): TableRow[] {
-  return r.fleets.flatMap((f) => [
-    { area: 'sweep', metric: `${f.activeReleases} active: sweep time median / p95 (n=${f.runs})`, value: `${f.totalMs.median} / ${f.totalMs.p95} ms (queryDue ${f.queryDueMs.median}, enqueue ${f.enqueueMs.median}; DynamoDB only ${f.droppingQueue.totalMs.median})`, source: 'measured; dynalite + in-memory SQS client' },
-    { area: 'sweep', metric: `${f.activeReleases} active: DynamoDB per sweep`, value: `${f.ddbQueryRequests.value} Query, ${f.ddbRcuBilled.value} RCU billed (${f.ddbRcuReportedByDynalite.value} reported by dynalite); ${f.sqsSendMessageBatchRequests.value} SendMessageBatch`, source: 'meter | dynalite' },
-  ]);
+  return r.fleets.flatMap((f) => {
+    const label = f.idleManaged > 0 ? `${f.idleManaged} idle managed (${f.resync} resynced this tick)` : `${f.activeReleases} active`;
+    return [
+      { area: 'sweep', metric: `${label}: sweep time median / p95 (n=${f.runs})`, value: `${f.totalMs.median} / ${f.totalMs.p95} ms (queries ${f.queryDueMs.median}, enqueue ${f.enqueueMs.median}; DynamoDB only ${f.droppingQueue.totalMs.median})`, source: 'measured; dynalite + in-memory SQS client' },
+      { area: 'sweep', metric: `${label}: DynamoDB per sweep`, value: `${f.ddbQueryRequests.value} Query, ${f.ddbRcuBilled.value} RCU billed (${f.ddbRcuReportedByDynalite.value} reported by dynalite); ${f.sqsSendMessageBatchRequests.value} SendMessageBatch`, source: 'meter | dynalite' },
+    ];
+  });
 }

@@ -2,6 +2,7 @@
 // validated once, so a typo fails `cdk synth` with the key and the reason instead of a bad deploy.
 import { z } from 'zod';
 import type { Node } from 'constructs';
+import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
 
 const clusterSchema = z.object({
   /** The name the cluster is registered under in serverless-rollouts (the `<cluster>` of a rollout key). */
@@ -29,6 +30,8 @@ const schema = z.object({
   watchProxyMode: z.enum(WATCH_PROXY_MODES),
   alarmEmail: z.email().optional(),
   reconcileConcurrency: z.coerce.number().int().min(2).max(1000),
+  // At least the sweep's one-minute rate (shared/config.ts checks the same at cold start).
+  resyncPeriodSeconds: z.coerce.number().int().min(60).max(86_400),
 });
 
 export interface DeployParameters {
@@ -43,6 +46,12 @@ export interface DeployParameters {
    * @default 10
    */
   readonly reconcileConcurrency: number;
+  /**
+   * Every managed rollout, Healthy ones included, is reconciled at least this often, so a missed
+   * watch event costs latency, never a release (ROLLOUTS_RESYNC_PERIOD_SECONDS).
+   * @default 300
+   */
+  readonly resyncPeriodSeconds: number;
 }
 
 export class DeployParameterError extends Error {
@@ -68,6 +77,7 @@ export function readDeployParameters(node: Node): DeployParameters {
     watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'lambda',
     alarmEmail: node.tryGetContext('alarmEmail') || undefined,
     reconcileConcurrency: node.tryGetContext('reconcileConcurrency') ?? 10,
+    resyncPeriodSeconds: node.tryGetContext('resyncPeriodSeconds') ?? DEFAULT_RESYNC_PERIOD_SECONDS,
   };
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;

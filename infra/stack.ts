@@ -17,6 +17,7 @@ import { ReconcileQueues } from './constructs/ReconcileQueues.ts';
 import { RolloutEventBus } from './constructs/RolloutEventBus.ts';
 import { DLQ_RETENTION, secureQueue } from './constructs/secureQueue.ts';
 import { StateTable } from './constructs/StateTable.ts';
+import { WakeSchedules } from './constructs/WakeSchedules.ts';
 import type { DeployParameters } from './parameters.ts';
 
 /** Source of our transition events (ROLLOUTS_EVENT_SOURCE). */
@@ -25,6 +26,8 @@ export const EVENT_SOURCE = 'serverless-rollouts';
 export const WATCH_EVENT_SOURCE = watchEventSource(EVENT_SOURCE);
 
 const RECONCILE_TIMEOUT = Duration.seconds(30);
+/** The sweep's tick; each tick covers the resync turns of the minute before it. */
+const SWEEP_RATE = Duration.minutes(1);
 const WATCH_RATE = Duration.minutes(5);
 /** One minute longer than the rate, so a new watcher starts before the old one stops: no blind gap. */
 const WATCH_TIMEOUT = Duration.minutes(6);
@@ -56,14 +59,19 @@ export class ServerlessRolloutsStack extends Stack {
       deadLetterQueue: deliveryDlq,
     });
 
+    const wakeSchedules = new WakeSchedules(this, 'WakeSchedules', { triggerQueue: queues.trigger });
+
     // loadConfig (shared/config.ts) validates the whole configuration at cold start, so every
     // function gets every required variable, whichever it uses.
     const environment = {
+      ...wakeSchedules.environment,
       [ENV.tableName]: state.table.tableName,
       [ENV.queueUrl]: queues.work.queueUrl,
       [ENV.triggerQueueUrl]: queues.trigger.queueUrl,
       [ENV.eventBusName]: events.bus.eventBusName,
       [ENV.eventSource]: EVENT_SOURCE,
+      [ENV.sweepIntervalSeconds]: String(SWEEP_RATE.toSeconds()),
+      [ENV.resyncPeriodSeconds]: String(params.resyncPeriodSeconds),
     };
 
     const reconcile = new ControllerFunction(this, 'Reconcile', {
@@ -85,10 +93,12 @@ export class ServerlessRolloutsStack extends Stack {
     reconcile.grant(tableItems(state, ['Query', 'GetItem', 'PutItem', 'DeleteItem', 'BatchWriteItem']));
     reconcile.grant(sendTo(queues.trigger.queueArn));
     reconcile.grant(putEvents(events.bus.eventBusArn, EVENT_SOURCE));
+    // Wake-ups beyond SQS's 15-minute delay: one-off schedules in their own group.
+    wakeSchedules.grantManage(reconcile.role);
 
     const sweep = new ControllerFunction(this, 'Sweep', {
       name: 'sweep',
-      description: 'serverless-rollouts: every minute, enqueue the rollouts whose wake-up is due',
+      description: 'serverless-rollouts: every minute, enqueue the rollouts whose wake-up is due or whose resync turn came',
       memorySize: 256,
       timeout: Duration.seconds(30),
       // The next tick (one minute later) supersedes a failed one; a retry would only overlap it.
@@ -99,7 +109,7 @@ export class ServerlessRolloutsStack extends Stack {
     sweep.grant(sendTo(queues.work.queueArn));
     new PeriodicInvocation(this, 'SweepSchedule', {
       fn: sweep.fn,
-      rate: Duration.minutes(1),
+      rate: SWEEP_RATE,
       description: 'serverless-rollouts sweep tick',
       deadLetterQueue: deliveryDlq,
       maxEventAge: Duration.minutes(1),

@@ -20,7 +20,23 @@ export const ENV = {
   maxBodyBytes: 'ROLLOUTS_MAX_BODY_BYTES',
   /** watch-proxy: stop watching this many seconds before the Lambda timeout. */
   watchMarginSeconds: 'ROLLOUTS_WATCH_MARGIN_SECONDS',
+  /** Every managed rollout, Healthy ones included, is reconciled at least this often (the resync). */
+  resyncPeriodSeconds: 'ROLLOUTS_RESYNC_PERIOD_SECONDS',
+  /** The sweep schedule's rate: each tick covers the resync turns of the interval before it. */
+  sweepIntervalSeconds: 'ROLLOUTS_SWEEP_INTERVAL_SECONDS',
+  /**
+   * Wake-ups beyond SQS's 15-minute delay become one-off EventBridge Scheduler schedules in this
+   * group, aimed at the trigger queue (its ARN) through this role. All three or none: without them
+   * such wake-ups are found by the sweep (one-minute precision).
+   */
+  wakeScheduleGroup: 'ROLLOUTS_WAKE_SCHEDULE_GROUP',
+  wakeScheduleRoleArn: 'ROLLOUTS_WAKE_SCHEDULE_ROLE_ARN',
+  triggerQueueArn: 'ROLLOUTS_TRIGGER_QUEUE_ARN',
 } as const;
+
+/** Deployed defaults (infra/stack.ts passes the same values). */
+export const DEFAULT_RESYNC_PERIOD_SECONDS = 300;
+export const DEFAULT_SWEEP_INTERVAL_SECONDS = 60;
 
 const schema = z.object({
   tableName: z.string().min(3),
@@ -30,6 +46,17 @@ const schema = z.object({
   eventSource: z.string().min(1).default('serverless-rollouts'),
   maxBodyBytes: z.coerce.number().int().positive().default(256 * 1024),
   watchMarginSeconds: z.coerce.number().int().positive().default(20),
+  resyncPeriodSeconds: z.coerce.number().int().min(1).max(86_400).default(DEFAULT_RESYNC_PERIOD_SECONDS),
+  sweepIntervalSeconds: z.coerce.number().int().min(1).max(3600).default(DEFAULT_SWEEP_INTERVAL_SECONDS),
+  wakeScheduleGroup: z.string().regex(/^[0-9a-zA-Z-_.]{1,64}$/, { error: 'must be a schedule group name' }).optional(),
+  wakeScheduleRoleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, { error: 'must be an IAM role ARN' }).optional(),
+  triggerQueueArn: z.string().regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]+$/, { error: 'must be an SQS queue ARN' }).optional(),
+}).refine((c) => c.resyncPeriodSeconds >= c.sweepIntervalSeconds, {
+  path: ['resyncPeriodSeconds'],
+  message: 'must be at least the sweep interval (ROLLOUTS_SWEEP_INTERVAL_SECONDS): a resync cannot come round more often than the sweep ticks',
+}).refine((c) => [c.wakeScheduleGroup, c.wakeScheduleRoleArn, c.triggerQueueArn].every((v) => v === undefined) || [c.wakeScheduleGroup, c.wakeScheduleRoleArn, c.triggerQueueArn].every((v) => v !== undefined), {
+  path: ['wakeScheduleGroup'],
+  message: 'set all of ROLLOUTS_WAKE_SCHEDULE_GROUP, ROLLOUTS_WAKE_SCHEDULE_ROLE_ARN and ROLLOUTS_TRIGGER_QUEUE_ARN, or none',
 });
 
 export type Config = z.infer<typeof schema>;

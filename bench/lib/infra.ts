@@ -2,7 +2,7 @@
 // bundling skipped) rather than retyped: each function's memory, timeout and architecture, the
 // Scheduler rates and their targets, the SQS event source mappings, the alarms.
 import { FUNCTION_NAMES, type FunctionName } from '../../infra/bundling.ts';
-import { loadConfig } from '../../shared/config.ts';
+import { ENV, loadConfig } from '../../shared/config.ts';
 import { resources, synth } from '../../test/infra/synth.ts';
 
 export interface InfraFunction {
@@ -27,6 +27,8 @@ export interface InfraValues {
   alarms: number;
   /** watch-proxy: it stops this long before its timeout (shared/config.ts default). */
   watchMarginSeconds: number;
+  /** Every managed rollout is reconciled at least this often (ROLLOUTS_RESYNC_PERIOD_SECONDS of the sweep). */
+  resyncPeriodSeconds: number;
 }
 
 export const HOURS_PER_MONTH = 730;
@@ -35,12 +37,14 @@ export function readInfra(): InfraValues {
   const { template } = synth();
   const functions: Record<string, InfraFunction> = {};
   const idOf: Record<string, FunctionName> = {};
+  let sweepEnv: Record<string, string> = {};
   for (const [id, r] of Object.entries(resources(template, 'AWS::Lambda::Function'))) {
     const name = FUNCTION_NAMES.find((n) => id.startsWith(`${pascal(n)}Function`));
     if (!name) continue;
-    const p = r.Properties as { MemorySize: number; Timeout: number; Architectures?: string[] };
+    const p = r.Properties as { MemorySize: number; Timeout: number; Architectures?: string[]; Environment?: { Variables?: Record<string, string> } };
     functions[name] = { name, memoryMb: p.MemorySize, timeoutSeconds: p.Timeout, architecture: p.Architectures?.[0] ?? 'x86_64' };
     idOf[id] = name;
+    if (name === 'sweep') sweepEnv = p.Environment?.Variables ?? {};
   }
   const schedules: InfraSchedule[] = [];
   for (const r of Object.values(resources(template, 'AWS::Scheduler::Schedule'))) {
@@ -53,7 +57,10 @@ export function readInfra(): InfraValues {
     const p = r.Properties as { BatchSize: number; EventSourceArn: { 'Fn::GetAtt'?: [string, string] }; ScalingConfig?: { MaximumConcurrency?: number } };
     return { queue: p.EventSourceArn['Fn::GetAtt']?.[0] ?? '?', batchSize: p.BatchSize, maxConcurrency: p.ScalingConfig?.MaximumConcurrency ?? null };
   });
-  const config = loadConfig({ ROLLOUTS_TABLE_NAME: 'bench', ROLLOUTS_QUEUE_URL: 'https://q.invalid/q.fifo', ROLLOUTS_TRIGGER_QUEUE_URL: 'https://q.invalid/t', ROLLOUTS_EVENT_BUS_NAME: 'bench' });
+  const config = loadConfig({
+    ROLLOUTS_TABLE_NAME: 'bench', ROLLOUTS_QUEUE_URL: 'https://q.invalid/q.fifo', ROLLOUTS_TRIGGER_QUEUE_URL: 'https://q.invalid/t', ROLLOUTS_EVENT_BUS_NAME: 'bench',
+    [ENV.resyncPeriodSeconds]: sweepEnv[ENV.resyncPeriodSeconds], [ENV.sweepIntervalSeconds]: sweepEnv[ENV.sweepIntervalSeconds],
+  });
   return {
     source: 'infra/stack.ts synthesized with the default deploy parameters (bundling skipped)',
     functions,
@@ -61,6 +68,7 @@ export function readInfra(): InfraValues {
     eventSources,
     alarms: Object.keys(resources(template, 'AWS::CloudWatch::Alarm')).length,
     watchMarginSeconds: config.watchMarginSeconds,
+    resyncPeriodSeconds: config.resyncPeriodSeconds,
   };
 }
 

@@ -24,9 +24,15 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   when the Deployment reports every replica updated and available (the benchmark's own watch).
   Request counts: every user's requests in the namespace during the release (audit log), minus the
   benchmark's own.
-- **sweep** — \`sweepDue\` over STATE items written through the store: \`queryDue\` on dynalite's
-  due-GSI shards, then our SQS adapter over an in-process client (no network; moto's FIFO queue
-  slows down with its depth, so it would time moto).
+- **triggers** — local mode (\`startLocalMode\` against the benchmark's control plane, least-privilege
+  kubeconfig), timed from its own lines: the release command's answer (right after the apply) to
+  "Release Started"; a StatefulSet image patch's answer to "Release Started"; a timed pause's stored
+  deadline to the next step's "Step Started" (ten pauses at once per length). \`BENCH_TRIGGERS_RUNS\`
+  scales the repetitions (default 10; twice that for apply → release).
+- **sweep** — \`sweepDue\` over items written through the store: \`queryDue\` on dynalite's due-GSI
+  shards and the resync window's range (one tick of the default 1-minute sweep over 1000 idle managed
+  rollouts resyncs the fifth whose turn it is), then our SQS adapter over an in-process client (no
+  network; moto's FIFO queue slows down with its depth, so it would time moto).
 - **coldstart** — \`scripts/bundle-report.mjs --json\`: deployed esbuild options, median import
   time of each bundle in 10 fresh Node 22 processes.
 - **cost** — list prices (us-east-1, recorded with their sources in the JSON; no free tier) × the
@@ -42,7 +48,7 @@ export function updateReadme(file: string, opts: { generatedAt: string; machine:
     '`npm run bench` runs every benchmark area (≤ 15 minutes on 2 cores), writes `bench/results/latest.json`',
     '(machine, Node version, date, git commit, every figure with its unit; dated copies stay out of git) and',
     'prints the table below. `npm run bench -- --only sweep,coldstart` re-runs some areas (reconcile,',
-    'reaction, release, sweep, coldstart, cost) and keeps the others from `latest.json`; a full run also',
+    'reaction, release, triggers, sweep, coldstart, cost) and keeps the others from `latest.json`; a full run also',
     'rewrites this section. Benchmarks are never assertions in `npm test`.',
     '',
     `Last full run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,

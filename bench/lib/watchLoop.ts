@@ -41,7 +41,7 @@ export function startWatchLoop(engine: Engine, tuning: { windowMs: number; refre
   const notices = { count: 0 };
   // The worker reports each pass's result by "namespace/name"; a key is never run twice at once.
   const results = new Map<string, ReconcileResult>();
-  const inner = reconcileWorker(engine.deps(), { onResult: (key, result) => results.set(key, result) });
+  const inner = reconcileWorker(engine.deps(), { onResult: (key, _reason, result) => results.set(key, result) });
   const queue = new LocalKeyedQueue(async (key, reason) => {
     const t0 = performance.now();
     const out = await inner(key, reason);

@@ -11,7 +11,7 @@ import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
 import { reconcile, type ReconcileResult, type Trigger } from '../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 
-export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter'> & {
+export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter' | 'wakeups'> & {
   /** The pass to run per key; tests may stand in for it. Default: reconcile with `deps.reconcile`. */
   run?: (key: RolloutKey, trigger: Trigger) => Promise<ReconcileResult>;
 };
@@ -25,7 +25,10 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps, obs: Observab
     .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .handler(async (event) => {
       const outcome = await withMeteredRequests(deps.meter, metrics, () =>
-        reconcileBatch(event.Records, { run, queue: deps.queue, clock: deps.clock, log }),
+        reconcileBatch(
+          event.Records.map((r) => ({ messageId: r.messageId, body: r.body, receiveCount: Number(r.attributes?.ApproximateReceiveCount ?? 1) })),
+          { run, queue: deps.queue, clock: deps.clock, log, ...(deps.wakeups ? { wakeups: deps.wakeups } : {}) },
+        ),
       );
       metrics.addMetric('Reconciles', MetricUnit.Count, outcome.keys.length);
       metrics.addMetric('ReconcileFailures', MetricUnit.Count, outcome.keys.filter((k) => k.error !== null).length);

@@ -5,6 +5,7 @@ import { NotFoundError } from '../errors.ts';
 import type { ClusterRegistration } from '../reconcile/ports.ts';
 import { jsonBody, parseBody } from './body.ts';
 import { badRequest, json } from './httpError.ts';
+import { requestReconcile } from './enqueue.ts';
 import { clusterNameParam } from './params.ts';
 import type { RouteContext } from './routes.ts';
 import type { ApiResponse, ClusterListResponse, ClusterResponse } from './types.ts';
@@ -41,6 +42,8 @@ export async function putCluster({ req, params, deps }: RouteContext): Promise<A
   const reg: ClusterRegistration = { name, ...(body.eks ? { eks: body.eks } : {}), ...(body.endpoint ? { endpoint: body.endpoint } : {}) };
   const existed = (await deps.store.getCluster(name)) !== null;
   await deps.store.putCluster(reg);
+  // Its rollouts may have been waiting for a way to reach it (or reach it differently now): look at each at once.
+  for (const key of await deps.store.listRollouts({ cluster: name })) await requestReconcile(deps, key);
   const out: ClusterResponse = { cluster: reg };
   return json(existed ? 200 : 201, out);
 }

@@ -47,6 +47,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   }
   // Conditional on the version read: a concurrent apply makes this a ConflictError (409), not a lost update.
   const specVersion = await deps.store.putSpec(key, spec, document, previous?.specVersion ?? 0);
+  deps.onSpecStored?.(key);
   await requestReconcile(deps, key);
   return json(previous ? 200 : 201, applied(key, specVersion, false, spec));
 }

@@ -45,6 +45,12 @@ export interface ApiDeps {
   newId?: () => string;
   /** Unexpected failures (answered 500) go here so the transport can log them. */
   onError?: (err: unknown, req: ApiRequest) => void;
+  /**
+   * A rollout's SPEC was stored (new or changed). Local mode points it at the in-process watch
+   * catalogue, which then watches the workload at once; deployed, the watch-proxy learns of it at
+   * its next refresh and the enqueued reconcile covers the time until then.
+   */
+  onSpecStored?: (key: RolloutKey) => void;
 }
 
 // ---- Response bodies (the CLI codes against these) --------------------------------------------

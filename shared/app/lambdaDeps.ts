@@ -3,6 +3,8 @@
 // Lambda container from the validated configuration. Tests build the same graph with
 // `buildAppDeps` on emulator clients instead of reading the environment.
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SchedulerWakeups, type WakeScheduler } from '../adapters/scheduler/wakeSchedules.ts';
 import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
@@ -18,10 +20,12 @@ export interface AppDeps extends CoreDeps {
   watchClusters: WatchClusters;
   watchSink: WatchEventSink;
   reconcile: ReconcileDeps;
+  /** One-off schedules for wake-ups beyond SQS's delay; absent when not configured (the sweep covers them). */
+  wakeups?: WakeScheduler;
 }
 
 export interface BuildOptions extends CoreBuildOptions {
-  clients?: CoreBuildOptions['clients'] & { eventBridge?: EventBridgeClient };
+  clients?: CoreBuildOptions['clients'] & { eventBridge?: EventBridgeClient; scheduler?: SchedulerClient };
   /** Extra cluster-provider settings (tests: static bearer tokens for a local control plane). */
   clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
 }
@@ -32,8 +36,15 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
   const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient({});
   const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store });
   const events = new EventBridgePublisher({ client: eventBridge, eventBusName: config.eventBusName, source: config.eventSource, meter });
+  const wakeups = config.wakeScheduleGroup && config.wakeScheduleRoleArn && config.triggerQueueArn
+    ? new SchedulerWakeups({
+      client: opts.clients?.scheduler ?? new SchedulerClient({}),
+      groupName: config.wakeScheduleGroup, roleArn: config.wakeScheduleRoleArn, targetArn: config.triggerQueueArn, meter,
+    })
+    : undefined;
   return {
     ...core,
+    ...(wakeups ? { wakeups } : {}),
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
     watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),

@@ -3,8 +3,11 @@
 // parallel up to a small limit, never one key twice at once. A key that throws fails all of its
 // records (reported as batch item failures, so SQS redelivers exactly those); other keys' records
 // succeed. A body that names no rollout can never succeed and is dropped (logged), not retried.
+// After each pass, the follow-ups it needs: a delayed re-run while pods move, and its wake-up
+// (see followUp).
 import { decodeTriggerBody, type DecodedTrigger } from '../adapters/sqs/messages.ts';
 import { MAX_DELAY_SECONDS } from '../adapters/sqs/reconcileQueue.ts';
+import type { WakeScheduler } from '../adapters/scheduler/wakeSchedules.ts';
 import type { Clock, ReconcileQueue } from '../reconcile/ports.ts';
 import type { ReconcileResult, Trigger } from '../reconcile/reconcile.ts';
 import type { RolloutKey } from '../rollout/types.ts';
@@ -13,6 +16,8 @@ import { rolloutKeyString } from '../rollout/key.ts';
 export interface BatchRecord {
   messageId: string;
   body: string;
+  /** SQS's ApproximateReceiveCount: above 1, an earlier attempt failed (or died) with this message. */
+  receiveCount?: number;
 }
 
 export interface BatchLog {
@@ -29,6 +34,8 @@ export interface ReconcileBatchDeps {
   log: BatchLog;
   /** Keys reconciled at the same time (default 4). */
   concurrency?: number;
+  /** One-off schedules for wake-ups beyond SQS's delay; without it those are left to the sweep. */
+  wakeups?: WakeScheduler;
 }
 
 export interface KeyOutcome {
@@ -47,7 +54,7 @@ export interface BatchOutcome {
 }
 
 export async function reconcileBatch(records: readonly BatchRecord[], deps: ReconcileBatchDeps): Promise<BatchOutcome> {
-  const groups = new Map<string, { key: RolloutKey; triggers: DecodedTrigger[]; messageIds: string[] }>();
+  const groups = new Map<string, { key: RolloutKey; triggers: DecodedTrigger[]; messageIds: string[]; redelivered: boolean }>();
   let invalid = 0;
   for (const record of records) {
     const decoded = decodeTriggerBody(record.body);
@@ -57,16 +64,17 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
       continue;
     }
     const id = rolloutKeyString(decoded.key);
-    const group = groups.get(id) ?? { key: decoded.key, triggers: [], messageIds: [] };
+    const group = groups.get(id) ?? { key: decoded.key, triggers: [], messageIds: [], redelivered: false };
     group.triggers.push(decoded);
     group.messageIds.push(record.messageId);
+    if ((record.receiveCount ?? 1) > 1) group.redelivered = true;
     groups.set(id, group);
   }
 
   const outcomes = await mapLimit([...groups.values()], deps.concurrency ?? 4, async (g): Promise<KeyOutcome> => {
     try {
       const result = await deps.run(g.key, triggerOf(g.triggers));
-      await followUp(g.key, result, deps);
+      await followUp(g.key, result, g.redelivered, deps);
       deps.log.info('reconciled', { rollout: rolloutKeyString(g.key), outcome: result.outcome, phase: result.phase, requeueSeconds: result.requeueSeconds, messages: g.messageIds.length });
       return { key: g.key, messageIds: g.messageIds, result, error: null };
     } catch (error) {
@@ -78,20 +86,35 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
 }
 
 /**
- * Run again soon when the pass asked for it (pods moving, a lost race). Also when the state just
- * got a wake-up within SQS's delay range (a timed pause): the sweep would find it too, but only at
- * its next one-minute tick. Only after a pass that changed something, so the many passes during a
- * pause do not each add a message.
+ * What must happen after the pass, sent before its messages are acknowledged (a failure here fails
+ * them, and SQS delivers them again):
+ *  - "again in n s" (pods moving, a lost race): a delayed message;
+ *  - a wake-up (a timed pause's end, a window opening) that this pass set or moved: a delayed
+ *    message within SQS's 15 minutes, a one-off Scheduler schedule beyond. Not on every pass: the
+ *    many no-op passes of a long pause would each add a message, and each message a pass. But
+ *    also when a message comes back (redelivered): the attempt that set the wake-up may have
+ *    persisted it and died before sending it, and its no-op retry would otherwise leave it to the
+ *    one-minute sweep. Schedules are idempotent, and a duplicate delayed message costs one no-op pass.
+ *  - the superseded wake-up's schedule, when the wake-up moved, is deleted.
  */
-async function followUp(key: RolloutKey, result: ReconcileResult, deps: ReconcileBatchDeps): Promise<void> {
+async function followUp(key: RolloutKey, result: ReconcileResult, redelivered: boolean, deps: ReconcileBatchDeps): Promise<void> {
   if (result.requeueSeconds !== null) {
     await deps.queue.enqueue(key, { delaySeconds: Math.max(1, Math.ceil(result.requeueSeconds)), reason: 'requeue' });
-    return;
   }
-  if (result.outcome !== 'progressed' || result.wakeAt === null) return;
-  const inSeconds = Math.ceil((Date.parse(result.wakeAt) - deps.clock.now().getTime()) / 1000);
-  if (Number.isNaN(inSeconds) || inSeconds > MAX_DELAY_SECONDS) return;
-  await deps.queue.enqueue(key, { delaySeconds: Math.max(1, inSeconds), reason: 'wake' });
+  const now = deps.clock.now().getTime();
+  const moved = result.outcome === 'progressed' && result.wakeAt !== result.previousWakeAt;
+  if (result.wakeAt !== null && (moved || redelivered)) {
+    const at = Date.parse(result.wakeAt);
+    const inSeconds = Math.ceil((at - now) / 1000);
+    if (Number.isNaN(inSeconds)) return;
+    if (inSeconds <= MAX_DELAY_SECONDS) await deps.queue.enqueue(key, { delaySeconds: Math.max(1, inSeconds), reason: 'wake' });
+    else await deps.wakeups?.schedule(key, new Date(at));
+  }
+  if (moved && result.previousWakeAt !== null && deps.wakeups) {
+    const previous = Date.parse(result.previousWakeAt);
+    // Only a wake-up still more than 15 minutes away now was certainly given a schedule.
+    if (!Number.isNaN(previous) && previous - now > MAX_DELAY_SECONDS * 1000) await deps.wakeups.cancel(key, new Date(previous));
+  }
 }
 
 /** The reconcile's trigger label, from why it was asked for (the first message of the key). */

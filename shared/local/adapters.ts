@@ -8,8 +8,8 @@ import { reconcile, type ReconcileDeps, type ReconcileResult, type Trigger } fro
 import type { RolloutEvent } from '../rollout/types.ts';
 import type { WatchLog, WatchSink } from '../watch/types.ts';
 
-/** Longest delay a wake-up is scheduled in-process (SQS's limit too); later ones come from the sweep. */
-const MAX_WAKE_DELAY_SECONDS = 900;
+/** Longest delay setTimeout takes (about 24.8 days); a later wake-up comes from the sweep. */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 export type LogLine = (line: string) => void;
 
@@ -40,23 +40,32 @@ export function printingWatchLog(log: LogLine): WatchLog {
   return { info: () => {}, warn: line('warning'), error: line('error') };
 }
 
-export function reconcileWorker(deps: ReconcileDeps, opts: { onResult?: (key: string, result: ReconcileResult) => void } = {}): QueueWorker {
+export function reconcileWorker(deps: ReconcileDeps, opts: { onResult?: (key: string, reason: string, result: ReconcileResult) => void } = {}): QueueWorker {
   return async (key, reason) => {
     const result = await reconcile(key, triggerOf(reason), deps);
-    opts.onResult?.(`${key.namespace}/${key.name}`, result);
-    return { requeueSeconds: result.requeueSeconds ?? wakeDelaySeconds(result, deps.clock) };
+    opts.onResult?.(`${key.namespace}/${key.name}`, reason, result);
+    return nextRun(result, deps.clock);
   };
 }
 
 /**
- * A pass that set a wake-up (a timed pause) is run again then, as the reconcile Lambda's follow-up
- * message does; the 10 s sweep would find it too, only later.
+ * When to run the key again: the sooner of the pass's "again in n s" (pods moving) and its
+ * wake-up (a timed pause's end, a window opening), after every pass, changed or not. The keyed
+ * queue keeps only the earliest pending run per key (as client-go's delaying queue does), so
+ * asking on every pass costs nothing and no wake-up depends on the pass that first set it.
  */
+export function nextRun(result: ReconcileResult, clock: Clock): { requeueSeconds: number | null; reason: string } {
+  const wake = wakeDelaySeconds(result, clock);
+  if (wake !== null && (result.requeueSeconds === null || wake <= result.requeueSeconds)) return { requeueSeconds: wake, reason: 'wake' };
+  return { requeueSeconds: result.requeueSeconds, reason: 'requeue' };
+}
+
+/** Seconds until the pass's wake-up (0 when it is already due), or null without one. */
 export function wakeDelaySeconds(result: ReconcileResult, clock: Clock): number | null {
-  if (result.outcome !== 'progressed' || result.wakeAt === null) return null;
-  const seconds = Math.ceil((Date.parse(result.wakeAt) - clock.now().getTime()) / 1000);
-  if (Number.isNaN(seconds) || seconds > MAX_WAKE_DELAY_SECONDS) return null;
-  return Math.max(1, seconds);
+  if (result.wakeAt === null) return null;
+  const seconds = (Date.parse(result.wakeAt) - clock.now().getTime()) / 1000;
+  if (Number.isNaN(seconds) || seconds > MAX_TIMER_SECONDS) return null;
+  return Math.max(0, seconds);
 }
 
 function triggerOf(reason: string): Trigger {

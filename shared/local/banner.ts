@@ -10,6 +10,9 @@ export interface BannerInput {
   principal: string;
   podReadyDelayMs: number | null;
   sweepSeconds: number;
+  resyncSeconds: number;
+  /** Kinds watched, or null with the watches off. */
+  watched: string[] | null;
   startupMs: number;
   cwd: string;
 }
@@ -28,13 +31,15 @@ export function renderBanner(b: BannerInput): string {
     '',
     `  API       ${b.endpoint}  (in ${shown(b.paths.endpoint, b.cwd)}; commands are recorded as "${b.principal}")`,
     `  state     embedded DynamoDB (dynalite) in ${shown(dynamo, b.cwd)}`,
-    `  engine    reconcile queue in process, sweep every ${b.sweepSeconds} s, watches on Deployments and ReplicaSets`,
+    `  engine    reconcile queue in process, sweep every ${b.sweepSeconds} s, every rollout resynced every ${b.resyncSeconds} s,`,
+    `            ${b.watched ? `watches on ${b.watched.map((k) => `${k}s`).join(', ')}` : 'watches OFF (--no-watch)'}`,
   ];
   if (c.kind === 'sandbox') {
     const images = Object.entries(c.demo.images).map(([k, v]) => `${k}=${v}`).join(', ');
     lines.push(
       `  cluster   "local" = sandbox Kubernetes ${c.version} at ${c.server}`,
-      `            (kwok nodes; pods become ready ${b.podReadyDelayMs ?? '?'} ms after scheduling; recreated at every start)`,
+      `            (kwok nodes; pods become ready ${b.podReadyDelayMs ?? '?'} ms after scheduling;`,
+      `            ${c.restarted ? 'started again with everything of the last run' : 'new'}; kept when serve stops: \`--fresh\` starts over)`,
       `            Deployment ${c.demo.namespace}/${c.demo.name}: ${c.demo.replicas} replicas, ${images}`,
     );
     if (c.why) lines.push(`            sandbox because ${c.why}`);

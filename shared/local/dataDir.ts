@@ -18,7 +18,7 @@ export interface DataDirPaths {
   lock: string;
   /** DynamoDB data when driving the cluster of a kubeconfig (kept across starts). */
   dynamodb: string;
-  /** The sandbox control plane and its DynamoDB data; wiped at each sandbox start. */
+  /** The sandbox control plane and its DynamoDB data; kept across starts (`serve --fresh` wipes them). */
   sandbox: string;
   sandboxKube: string;
   sandboxDynamodb: string;

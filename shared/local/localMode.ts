@@ -2,7 +2,9 @@
 // adapters in place of the AWS services (DESIGN §2):
 //   DynamoDB            → dynalite, persisted under the data directory (shared/adapters/dynamodb/embedded.ts)
 //   SQS FIFO + reconcile λ → LocalKeyedQueue whose worker calls reconcile (same per-key semantics)
-//   Scheduler + sweep λ → a 10 s timer running the same sweepDue
+//   Scheduler + sweep λ → a 10 s timer running the same sweepDue (wake-ups due, and the resync:
+//                         every managed rollout at least every 30 s, configurable)
+//   delayed messages    → the queue's own timers (a timed pause ends within a second of its time)
 //   watch-proxy λ + bus → the same runWatchProxy, its sink enqueuing straight into the queue
 //   Function URL + API λ → node:http on 127.0.0.1 calling the same handleApiRequest
 //   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane
@@ -18,14 +20,16 @@ import { ConfigError, RolloutsError } from '../errors.ts';
 import { Meter } from '../reconcile/meter.ts';
 import type { Clock } from '../reconcile/ports.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
-import { runWatchProxy } from '../watch/watchProxy.ts';
+import type { RolloutKey } from '../rollout/types.ts';
+import { watchTargets } from '../watch/mapping.ts';
+import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
 import { dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
-import { LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
+import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
 
 const TABLE_NAME = 'rollouts';
 const MAX_BODY_BYTES = 256 * 1024;
@@ -39,6 +43,11 @@ export interface LocalModeOptions {
   dataDir: string;
   /** auto: the kubeconfig's cluster when it answers, else the sandbox. */
   cluster: 'auto' | 'sandbox' | 'kubeconfig';
+  /**
+   * Start over: the sandbox cluster and the stored rollouts of the chosen cluster are deleted first.
+   * Default false: everything is kept, and a release a stop (or a crash) interrupted goes on.
+   */
+  fresh?: boolean;
   podReadyDelayMs?: number;
   /** API port on 127.0.0.1; 0 (default) picks a free one (the URL goes to `<data dir>/endpoint`). */
   port?: number;
@@ -46,12 +55,20 @@ export interface LocalModeOptions {
   log?: LogLine;
   /** Also print one line per reconcile pass. */
   verbose?: boolean;
+  /** Every managed rollout is reconciled at least this often (default 30 s). */
+  resyncPeriodMs?: number;
+  /** Default: 10 s, or the resync period when that is shorter. */
   sweepIntervalMs?: number;
+  /**
+   * false: no watches at all, so every watch event is "missed" and releases move only through the
+   * resync, the requeues and the wake-ups. For tests of that backstop (`serve --no-watch`).
+   */
+  watch?: boolean;
   clock?: Clock;
 }
 
 export type LocalCluster =
-  | { kind: 'sandbox'; server: string; version: string; demo: Sandbox['demo']; why: string | null }
+  | { kind: 'sandbox'; server: string; version: string; demo: Sandbox['demo']; why: string | null; restarted: boolean }
   | { kind: 'kubeconfig'; server: string; version: string; context: string; source: string };
 
 export interface LocalMode {
@@ -59,6 +76,10 @@ export interface LocalMode {
   paths: DataDirPaths;
   cluster: LocalCluster;
   principal: string;
+  resyncPeriodMs: number;
+  sweepIntervalMs: number;
+  /** Kinds of the watched resources, or null with the watches off. */
+  watched: string[] | null;
   /** Stops everything in reverse order of start and removes `<data dir>/endpoint`. */
   stop(): Promise<void>;
 }
@@ -85,7 +106,9 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const target = await chooseCluster(opts, paths, log);
     if (target.sandbox) cleanups.push({ what: 'sandbox control plane', run: () => target.sandbox!.stop() });
 
-    const dynamo = await startEmbeddedDynamo({ path: target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb, tableName: TABLE_NAME });
+    const dynamoPath = target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb;
+    if (opts.fresh) await rm(dynamoPath, { recursive: true, force: true });
+    const dynamo = await startEmbeddedDynamo({ path: dynamoPath, tableName: TABLE_NAME });
     cleanups.push({ what: 'embedded DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
@@ -95,11 +118,16 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter };
 
     const queue = new LocalKeyedQueue(
-      reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, r) => log(`reconcile ${key}: ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
-      { onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`) },
+      reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
+      {
+        onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+        ...(opts.verbose ? { onScheduled: (key: RolloutKey, at: Date, reason: string) => log(`next pass of ${key.namespace}/${key.name} at ${at.toISOString()} (${reason})`) } : {}),
+      },
     );
     cleanups.push({ what: 'queue', run: () => queue.stop() });
 
+    const watching = opts.watch ?? true;
+    const catalogRefreshes = new CatalogRefreshRequests();
     const principal = localPrincipal(opts.env ?? process.env);
     const api: ApiDeps = {
       store, queue, clock, clusters,
@@ -107,27 +135,37 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       maxBodyBytes: MAX_BODY_BYTES,
       requireRegisteredCluster: false,
       onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+      // The in-process watch catalogue learns of a new or changed rollout at once, not at its next refresh.
+      onSpecStored: () => catalogRefreshes.request(),
     };
     const server = await startLocalApiServer({ deps: api, principal, port: opts.port ?? 0 });
     cleanups.push({ what: 'HTTP API', run: () => server.stop() });
 
-    const watchStop = new AbortController();
-    const watching = runWatchProxy({
-      store,
-      clusters: { source: () => Promise.resolve(clusters.kubeClient()) },
-      sink: queueWatchSink(queue),
-      signal: watchStop.signal,
-      clock,
-      log: printingWatchLog(log),
-      // Snappier than the Lambda's defaults: one small Query every 5 s, and a 250 ms coalescing window.
-      refreshMs: 5000,
-      windowMs: 250,
-    }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
-    cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await watching; } });
+    if (watching) {
+      const watchStop = new AbortController();
+      const proxy = runWatchProxy({
+        store,
+        clusters: { source: () => Promise.resolve(clusters.kubeClient()) },
+        sink: queueWatchSink(queue),
+        signal: watchStop.signal,
+        clock,
+        log: printingWatchLog(log),
+        drivers: LOCAL_DRIVERS,
+        // Snappier than the Lambda's defaults: one small Query every 5 s (and after each apply), and a 250 ms coalescing window.
+        refreshMs: 5000,
+        refreshes: catalogRefreshes,
+        windowMs: 250,
+      }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
+      cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await proxy; } });
+    } else {
+      log('watches are off (--no-watch): releases move through the resync, requeues and wake-ups only');
+    }
 
+    const resyncPeriodMs = opts.resyncPeriodMs ?? LOCAL_RESYNC_PERIOD_MS;
+    const sweepIntervalMs = opts.sweepIntervalMs ?? Math.min(LOCAL_SWEEP_INTERVAL_MS, resyncPeriodMs);
     const sweep = new SweepTimer({
-      deps: { store, queue, clock },
-      intervalMs: opts.sweepIntervalMs ?? LOCAL_SWEEP_INTERVAL_MS,
+      deps: { store, queue, clock, resyncPeriodMs },
+      intervalMs: sweepIntervalMs,
       onError: (err) => log(`sweep failed: ${err instanceof Error ? err.message : String(err)}`),
     });
     sweep.start();
@@ -140,7 +178,11 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     cleanups.push({ what: 'endpoint file', run: () => rm(paths.endpoint, { force: true }) });
 
     let stopping: Promise<void> | undefined;
-    return { endpoint: server.url, paths, cluster: target.cluster, principal, stop: () => (stopping ??= stopAll()) };
+    return {
+      endpoint: server.url, paths, cluster: target.cluster, principal, resyncPeriodMs, sweepIntervalMs,
+      watched: watching ? watchTargets(LOCAL_DRIVERS).map((t) => t.kind) : null,
+      stop: () => (stopping ??= stopAll()),
+    };
   } catch (err) {
     await stopAll().catch((stopErr: unknown) => log(String(stopErr)));
     throw err;
@@ -172,11 +214,11 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
     why = probe.reason;
     log(`starting the sandbox: ${why}`);
   }
-  // A new cluster: the rollouts stored for the previous sandbox are gone with it.
-  await rm(paths.sandbox, { recursive: true, force: true });
+  // The sandbox and the rollouts stored for it persist together, and go together with --fresh.
+  if (opts.fresh) await rm(paths.sandbox, { recursive: true, force: true });
   const sandbox = await startSandbox({ dir: paths.sandboxKube, ...(opts.podReadyDelayMs === undefined ? {} : { podReadyDelayMs: opts.podReadyDelayMs }), log: (line) => log(`sandbox: ${line}`) });
   return {
-    cluster: { kind: 'sandbox', server: sandbox.plane.server, version: sandbox.plane.version, demo: sandbox.demo, why },
+    cluster: { kind: 'sandbox', server: sandbox.plane.server, version: sandbox.plane.version, demo: sandbox.demo, why, restarted: sandbox.restarted },
     sandbox,
     engine: { path: sandbox.plane.kubeconfigPath('rollouts') },
     userKubeconfig: await readFile(sandbox.plane.kubeconfigPath('admin'), 'utf8'),

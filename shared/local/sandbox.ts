@@ -1,7 +1,9 @@
-// `serve --sandbox`: a brand-new local Kubernetes control plane (shared/adapters/local/controlPlane.ts)
-// with the demo Deployment of examples/deployment.yaml, ready to release. The cluster is new at every
-// start, so its data directory is wiped first (the caller wipes the sandbox's DynamoDB data with it:
-// rollouts stored for an earlier cluster would point at objects that no longer exist).
+// `serve --sandbox`: a local Kubernetes control plane (shared/adapters/local/controlPlane.ts) with
+// the demo Deployment of examples/deployment.yaml, ready to release. The cluster persists in its
+// data directory: a restart (after Ctrl-C, or after the process was killed) finds the same objects,
+// keys, tokens and, while the port is free, the same URL, so the user's kubeconfig keeps working and
+// a release in flight goes on (local mode keeps the sandbox's DynamoDB data beside it). The demo
+// Deployment is created only when it does not exist. `fresh` starts over with a new cluster.
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -20,14 +22,18 @@ export class SandboxError extends RolloutsError {}
 
 export interface Sandbox {
   plane: ControlPlane;
-  /** The demo Deployment as created: namespace, name, replicas, images by container. */
+  /** The demo Deployment as it is now (or as created): namespace, name, replicas, images by container. */
   demo: { namespace: string; name: string; replicas: number; images: Record<string, string> };
+  /** True when the cluster of an earlier start was started again (its objects are back). */
+  restarted: boolean;
   stop(): Promise<void>;
 }
 
 export interface SandboxOptions {
-  /** Wiped, then holds etcd, PKI, kubeconfigs and component logs. */
+  /** Holds etcd, PKI, kubeconfigs, process records and component logs, across starts. */
   dir: string;
+  /** Wipe `dir` first: a new, empty cluster. */
+  fresh?: boolean;
   podReadyDelayMs?: number;
   log?: (line: string) => void;
   /** Abort while starting: the control plane is stopped and SandboxError thrown. */
@@ -36,23 +42,36 @@ export interface SandboxOptions {
 
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   await buildControlPlane(opts.log ?? (() => {}));
-  await rm(opts.dir, { recursive: true, force: true });
-  const plane = await startControlPlane({ dataDir: opts.dir, podReadyDelayMs: opts.podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS, ...(opts.log ? { log: opts.log } : {}) });
+  if (opts.fresh) await rm(opts.dir, { recursive: true, force: true });
+  const plane = await startControlPlane({
+    dataDir: opts.dir, persistent: true, podReadyDelayMs: opts.podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS, ...(opts.log ? { log: opts.log } : {}),
+  });
   try {
     const admin = new KubeConfig();
     admin.loadFromFile(plane.kubeconfigPath('admin'));
     const manifest = parse(await readFile(DEMO_DEPLOYMENT_FILE, 'utf8')) as V1Deployment;
     const namespace = manifest.metadata?.namespace ?? 'default';
     const apps = admin.makeApiClient(AppsV1Api);
-    const created = await apps.createNamespacedDeployment({ namespace, body: manifest });
-    const name = created.metadata?.name ?? 'web';
-    const replicas = created.spec?.replicas ?? 1;
-    await waitForAvailable(apps, namespace, name, replicas, opts.signal);
-    const images = Object.fromEntries((created.spec?.template.spec?.containers ?? []).map((c) => [c.name, c.image ?? '']));
-    return { plane, demo: { namespace, name, replicas, images }, stop: () => plane.stop() };
+    const existing = await readDeployment(apps, namespace, manifest.metadata?.name ?? 'web');
+    // An existing one is the user's now (maybe mid-release, held by us): left exactly as it is.
+    const demo = existing ?? await apps.createNamespacedDeployment({ namespace, body: manifest });
+    const name = demo.metadata?.name ?? 'web';
+    const replicas = demo.spec?.replicas ?? 1;
+    if (!existing) await waitForAvailable(apps, namespace, name, replicas, opts.signal);
+    const images = Object.fromEntries((demo.spec?.template.spec?.containers ?? []).map((c) => [c.name, c.image ?? '']));
+    return { plane, demo: { namespace, name, replicas, images }, restarted: plane.restarted, stop: () => plane.stop() };
   } catch (err) {
     await plane.stop();
     throw err instanceof SandboxError ? err : new SandboxError(`creating the demo Deployment failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
+async function readDeployment(apps: AppsV1Api, namespace: string, name: string): Promise<V1Deployment | null> {
+  try {
+    return await apps.readNamespacedDeployment({ namespace, name });
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return null;
+    throw err;
   }
 }
 

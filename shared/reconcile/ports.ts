@@ -86,6 +86,11 @@ export interface StateStore {
   recordCommand(key: RolloutKey, command: Command): Promise<'recorded' | 'duplicate'>;
   /** Keys whose nextWakeAt <= now, from the sparse due-GSI. */
   queryDue(now: Date, limit?: number): Promise<RolloutKey[]>;
+  /**
+   * Keys of the rollouts (every one with a SPEC) whose resync instant, once per `periodMs`, falls
+   * in the window (from, to], from their permanent resync entries in the due-GSI.
+   */
+  queryResync(from: Date, to: Date, periodMs: number): Promise<RolloutKey[]>;
   putCluster(reg: ClusterRegistration): Promise<void>;
   getCluster(name: string): Promise<ClusterRegistration | null>;
   listClusters(): Promise<ClusterRegistration[]>;

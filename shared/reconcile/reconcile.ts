@@ -37,6 +37,8 @@ export interface ReconcileResult {
   /** Run again after this many seconds (pods moving, or a lost race); null = wait for events/wake-up. */
   requeueSeconds: number | null;
   wakeAt: string | null;
+  /** The wake-up the stored STATE had before this pass (what `wakeAt` may replace). */
+  previousWakeAt: string | null;
   writes: number;
   counts: Record<MeterKey, number>;
 }
@@ -44,16 +46,24 @@ export interface ReconcileResult {
 const EMPTY_OUTBOX: Outbox = { history: [], events: [] };
 /** After a lost race (409 / stale version), look again almost at once. */
 const RETRY_SECONDS = 1;
+/**
+ * After a pass that wrote to the cluster and asked for nothing sooner: look at what the write did.
+ * A native controller sees its own writes come back as watch events; we must not depend on that
+ * (a watch may be down, or not yet know a rollout just applied), so the pass that changed the pod
+ * template for a `release` command is followed by the pass that starts the release.
+ */
+const AFTER_WRITE_SECONDS = 1;
 
 export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: ReconcileDeps): Promise<ReconcileResult> {
   const meter = deps.meter ?? new Meter();
   const before = meter.snapshot();
   const result = (outcome: ReconcileOutcome, extra: Partial<ReconcileResult> = {}): ReconcileResult => ({
-    outcome, phase: null, requeueSeconds: null, wakeAt: null, writes: 0, ...extra, counts: diff(meter.snapshot(), before),
+    outcome, phase: null, requeueSeconds: null, wakeAt: null, previousWakeAt: loadedWake, writes: 0, ...extra, counts: diff(meter.snapshot(), before),
   });
   const crash = deps.crashPoint ?? (() => {});
 
   const loaded = await deps.store.load(key);
+  const loadedWake = loaded.state.state.nextWakeAt;
   if (!loaded.spec) {
     // SPEC goes first when a rollout is deleted; STATE left behind means the delete died half-way.
     // Finish it, or the sweep would find the leftover due item on every tick.
@@ -117,7 +127,7 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   }
   return result(changed || writes.length > 0 || pendingOutbox ? 'progressed' : 'noop', {
     phase: planned.nextState.phase,
-    requeueSeconds: planned.requeueSeconds,
+    requeueSeconds: planned.requeueSeconds ?? (writes.length > 0 ? AFTER_WRITE_SECONDS : null),
     wakeAt: planned.wakeAt,
     writes: writes.length,
   });

@@ -1,27 +1,38 @@
-// Watch events → the rollout keys they concern. Pods are not watched: a Deployment's ReplicaSets
-// carry replicas/ready/available in their status, which changes whenever a pod's readiness does,
-// and the Deployment driver reads nothing else (it lists no pods). Watching pods would multiply
-// the traffic by the replica count for no information the reconcile uses.
+// Watch events → the rollout keys they concern. What is watched is not listed here: each workload
+// driver declares its watches (shared/workloads/driver.ts, WatchDeclaration), and the catalogue of
+// watch targets is derived from the drivers of the registry. Two drivers declaring one resource
+// share one watch per namespace, and each event is mapped through every declaration of it.
 import type { KubeObject } from '../kube/types.ts';
-import type { RolloutKey } from '../rollout/types.ts';
+import type { RolloutKey, WorkloadKind } from '../rollout/types.ts';
+import type { WatchDeclaration, WorkloadDriver } from '../workloads/driver.ts';
 
-/** What the proxy watches per namespace, and how an object of it names its Deployment. */
-export const WATCHED_RESOURCES = [
-  { resource: 'deployments', kind: 'Deployment' },
-  { resource: 'replicasets', kind: 'ReplicaSet' },
-] as const;
-
-export type WatchedKind = (typeof WATCHED_RESOURCES)[number]['kind'];
-
-export interface ManagedLookup {
-  keysFor(cluster: string, namespace: string, kind: 'Deployment', name: string): RolloutKey[];
+/** One resource to watch per namespace, and the workload kinds whose drivers asked for it. */
+export interface WatchTarget {
+  /** "<apiVersion> <resource>", e.g. "apps/v1 replicasets". */
+  id: string;
+  apiVersion: string;
+  resource: string;
+  kind: string;
+  consumers: { workloadKind: WorkloadKind; workloadOf: WatchDeclaration['workloadOf'] }[];
 }
 
-/** The Deployment an object belongs to: itself, or a ReplicaSet's controlling owner; null for an orphan ReplicaSet. */
-export function owningDeployment(kind: WatchedKind, obj: KubeObject): string | null {
-  if (kind === 'Deployment') return obj.metadata?.name ?? null;
-  const owner = obj.metadata?.ownerReferences?.find((o) => o.controller === true && o.kind === 'Deployment');
-  return owner?.name ?? null;
+export interface ManagedLookup {
+  keysFor(cluster: string, namespace: string, kind: WorkloadKind, name: string): RolloutKey[];
+}
+
+/** The watch targets of a set of drivers (normally WORKLOAD_DRIVERS), one per resource. */
+export function watchTargets(drivers: Readonly<Partial<Record<WorkloadKind, WorkloadDriver>>>): WatchTarget[] {
+  const targets = new Map<string, WatchTarget>();
+  for (const driver of Object.values(drivers)) {
+    if (!driver) continue;
+    for (const w of driver.watches) {
+      const id = `${w.apiVersion} ${w.resource}`;
+      const target = targets.get(id) ?? { id, apiVersion: w.apiVersion, resource: w.resource, kind: w.kind, consumers: [] };
+      target.consumers.push({ workloadKind: driver.kind, workloadOf: w.workloadOf });
+      targets.set(id, target);
+    }
+  }
+  return [...targets.values()];
 }
 
 export interface MappedEvent {
@@ -34,16 +45,20 @@ export function mapWatchEvent(
   lookup: ManagedLookup,
   cluster: string,
   namespace: string,
-  kind: WatchedKind,
+  target: WatchTarget,
   type: string,
   obj: KubeObject,
 ): MappedEvent {
-  const deployment = owningDeployment(kind, obj);
-  if (deployment === null) return { keys: [], reason: '' };
-  return { keys: lookup.keysFor(cluster, namespace, 'Deployment', deployment), reason: `${kind} ${obj.metadata.name} ${type}` };
+  const keys: RolloutKey[] = [];
+  for (const { workloadKind, workloadOf } of target.consumers) {
+    const workload = workloadOf(obj);
+    if (workload !== null) keys.push(...lookup.keysFor(cluster, namespace, workloadKind, workload));
+  }
+  return { keys, reason: keys.length === 0 ? '' : `${target.kind} ${obj.metadata.name} ${type}` };
 }
 
-/** Watch path of `resource` in one namespace. */
-export function watchPathOf(namespace: string, resource: string): string {
-  return `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
+/** Watch path of `resource` (of `apiVersion`) in one namespace: /api/v1/... for the core group. */
+export function watchPathOf(apiVersion: string, namespace: string, resource: string): string {
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 }

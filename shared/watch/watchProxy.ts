@@ -1,16 +1,41 @@
 // The watch-proxy: Kubernetes watches → coalesced "Workload Changed" notices. For every namespace
-// that has rollouts (per cluster), it watches Deployments and ReplicaSets, maps each event to the
-// rollout managing the Deployment, coalesces per key over a short window and hands the keys to the
-// sink. The same code runs as a Lambda on an overlapping schedule (`until` = the invocation's end
-// minus a margin) and as a long-running container (`until` null, stopped by a signal).
+// that has rollouts (per cluster), it watches what the drivers of those rollouts' kinds declare
+// (shared/workloads/*/watches.ts, through watchTargets), maps each event to the rollouts managing
+// the workload, coalesces per key over a short window and hands the keys to the sink. The same code
+// runs as a Lambda on an overlapping schedule (`until` = the invocation's end minus a margin) and
+// as a long-running container or in local mode (`until` null, stopped by a signal).
 // Each start (and each relist after 410 Gone) replays every object as ADDED, so every managed key
-// gets one notice then: a resync that repairs anything missed while no proxy was running.
+// gets one notice then. A rollout that joins the catalogue later gets a notice of its own (a
+// catch-up pass): events of its workload that came before the catalogue knew it were dropped.
+// The catalogue is re-read every `refreshMs`, and at once when `refreshes` asks (local mode's API
+// does after an apply); deployed, the API's enqueue covers the time until the next refresh.
 import type { Clock, StateStore } from '../reconcile/ports.ts';
+import type { WorkloadKind } from '../rollout/types.ts';
+import type { WorkloadDriver } from '../workloads/driver.ts';
+import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { RolloutCatalog } from './catalog.ts';
 import { Coalescer, REAL_TIMERS, type Timers } from './coalescer.ts';
-import { WATCHED_RESOURCES, mapWatchEvent, watchPathOf } from './mapping.ts';
+import { mapWatchEvent, watchPathOf, watchTargets } from './mapping.ts';
 import { ResourceWatch } from './resourceWatch.ts';
 import { SILENT_LOG, type WatchClusters, type WatchLog, type WatchSink } from './types.ts';
+
+/** Asks a running watch-proxy to re-read the catalogue now (local mode: right after an apply). */
+export class CatalogRefreshRequests {
+  private listeners = new Set<() => void>();
+
+  request(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Used by the proxy; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/** Reason of the notice a rollout gets when it joins the catalogue. */
+export const NEW_ROLLOUT_REASON = 'rollout added to the watch catalogue';
 
 export interface WatchProxyOptions {
   store: Pick<StateStore, 'listRollouts' | 'load'>;
@@ -25,6 +50,10 @@ export interface WatchProxyOptions {
   windowMs?: number;
   /** How often the set of managed workloads is re-read from the store (default 30 s). */
   refreshMs?: number;
+  /** Re-read it at once when asked. */
+  refreshes?: CatalogRefreshRequests;
+  /** Whose watch declarations to follow (default: the registry's drivers). */
+  drivers?: Readonly<Partial<Record<WorkloadKind, WorkloadDriver>>>;
   /** Server-side timeout of each watch request (default 300 s); the watch resumes after it. */
   watchTimeoutSeconds?: number;
   backoff?: { initialMs: number; maxMs: number };
@@ -66,18 +95,23 @@ export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxy
   const stop = stopSignal(opts, clock, timers);
   let refreshErrors = 0;
 
+  const targets = watchTargets(opts.drivers ?? WORKLOAD_DRIVERS);
   const syncWatches = (): void => {
     const wanted = new Set<string>();
-    for (const { cluster, namespace } of catalog.namespaces('Deployment')) {
-      for (const { resource, kind } of WATCHED_RESOURCES) {
-        const id = `${cluster}\n${namespace}\n${resource}`;
+    for (const target of targets) {
+      const namespaces = new Map<string, { cluster: string; namespace: string }>();
+      for (const { workloadKind } of target.consumers) {
+        for (const ns of catalog.namespaces(workloadKind)) namespaces.set(`${ns.cluster}\n${ns.namespace}`, ns);
+      }
+      for (const { cluster, namespace } of namespaces.values()) {
+        const id = `${cluster}\n${namespace}\n${target.id}`;
         wanted.add(id);
         if (watches.has(id)) continue;
         const watch = new ResourceWatch({
           source: () => opts.clusters.source(cluster),
-          path: watchPathOf(namespace, resource),
+          path: watchPathOf(target.apiVersion, namespace, target.resource),
           onEvent: (type, obj) => {
-            const { keys, reason } = mapWatchEvent(catalog, cluster, namespace, kind, type, obj);
+            const { keys, reason } = mapWatchEvent(catalog, cluster, namespace, target, type, obj);
             for (const key of keys) coalescer.add(key, reason);
           },
           onUnauthorized: () => opts.clusters.invalidate?.(cluster),
@@ -97,11 +131,15 @@ export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxy
     }
   };
 
+  let refreshed = false;
   const refresh = async (): Promise<void> => {
     try {
       const { added, removed } = await catalog.refresh();
       if (added.length > 0 || removed.length > 0) log.info('managed rollouts changed', { added: added.length, removed: removed.length, total: catalog.size });
       refreshErrors = 0;
+      // The first catalogue comes with fresh watches, whose replay reaches every rollout anyway.
+      if (refreshed) for (const key of added) coalescer.add(key, NEW_ROLLOUT_REASON);
+      refreshed = true;
       syncWatches();
     } catch (err) {
       refreshErrors += 1;
@@ -109,11 +147,20 @@ export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxy
     }
   };
 
+  let asked: (() => void) | null = null;
+  let pendingAsk = false;
+  const unsubscribe = opts.refreshes?.subscribe(() => {
+    pendingAsk = true;
+    asked?.();
+  }) ?? (() => {});
   await refresh();
   while (!stop.signal.aborted) {
-    await waitOrStop(opts.refreshMs ?? 30_000, stop.signal, timers);
+    if (!pendingAsk) await waitOrStop(opts.refreshMs ?? 30_000, stop.signal, timers, (wake) => (asked = wake));
+    asked = null;
+    pendingAsk = false;
     if (!stop.signal.aborted) await refresh();
   }
+  unsubscribe();
 
   const live = [...watches.values()];
   await Promise.all([...live.map((w) => w.stop()), ...retired.stopping]);
@@ -145,7 +192,8 @@ function stopSignal(opts: WatchProxyOptions, clock: Clock, timers: Timers): { si
   };
 }
 
-function waitOrStop(ms: number, signal: AbortSignal, timers: Timers): Promise<void> {
+/** Waits `ms`, or until the signal aborts, or until the function handed to `onWake` is called. */
+function waitOrStop(ms: number, signal: AbortSignal, timers: Timers, onWake: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = (): void => {
@@ -155,5 +203,6 @@ function waitOrStop(ms: number, signal: AbortSignal, timers: Timers): Promise<vo
     };
     const timer = timers.set(done, ms);
     signal.addEventListener('abort', done, { once: true });
+    onWake(done);
   });
 }

@@ -15,8 +15,27 @@ export interface Observation {
   pods: KubeObject[];
 }
 
+/**
+ * One resource whose watch events may concern a workload of the driver's kind: the watch-proxy
+ * (shared/watch/) watches it in every namespace with a rollout of that kind, and maps each event
+ * through `workloadOf` to the rollouts managing that workload. Watch what the observation reads
+ * and what changes when a batch progresses; nothing that multiplies events for no information.
+ */
+export interface WatchDeclaration {
+  /** apiVersion of the watched objects, e.g. "apps/v1" or "v1". */
+  readonly apiVersion: string;
+  /** Their kind, for the reasons of the notices ("ReplicaSet web-5d4f MODIFIED"). */
+  readonly kind: string;
+  /** The plural resource name of the watch path, e.g. "replicasets". */
+  readonly resource: string;
+  /** Name of the workload (of the driver's kind) the object belongs to, or null when none. */
+  workloadOf(obj: KubeObject): string | null;
+}
+
 export interface WorkloadDriver {
   readonly kind: WorkloadKind;
+  /** What to watch so that a change of the workload or its progress reaches us at once. */
+  readonly watches: readonly WatchDeclaration[];
   observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation>;
   view(obs: Observation): WorkloadView;
   /**

@@ -7,6 +7,8 @@ import { parseAllDocuments } from 'yaml';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../infra/constructs/ClusterAccess.ts';
 import { DeployParameterError } from '../../infra/parameters.ts';
 import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
+import { watchTargets } from '../../shared/watch/mapping.ts';
+import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 
 describe('EKS access entries', () => {
   const { template } = synth(FULL_CONTEXT);
@@ -59,6 +61,16 @@ describe('EKS access entries', () => {
     assert.ok(role, `rollouts-rbac.yaml has no ClusterRole ${KUBERNETES_VIEW_GROUP}`);
     const granted = role.rules.flatMap((r: RbacRule) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${[...r.verbs].sort().join(',')}`)));
     assert.deepEqual(granted.sort(), ['/pods:get,list', 'apps/controllerrevisions:get,list', 'apps/deployments:get,list', 'apps/replicasets:get,list', 'apps/statefulsets:get,list']);
+  });
+
+  it('lets the product\'s group list and watch every resource a workload driver declares it watches', () => {
+    const role = rbacDocuments().find((d) => d.kind === 'ClusterRole' && d.metadata.name === KUBERNETES_GROUP);
+    assert.ok(role, `rollouts-rbac.yaml has no ClusterRole ${KUBERNETES_GROUP}`);
+    for (const target of watchTargets(WORKLOAD_DRIVERS)) {
+      const group = target.apiVersion.includes('/') ? target.apiVersion.split('/')[0] : '';
+      const verbs = new Set(role.rules.filter((r: RbacRule) => r.apiGroups.includes(group as string) && r.resources.includes(target.resource)).flatMap((r: RbacRule) => r.verbs));
+      assert.ok(verbs.has('list') && verbs.has('watch'), `${target.id}: list and watch needed, granted ${[...verbs].join(',') || 'nothing'}`);
+    }
   });
 
   it('tells the operator how to bind both roles per namespace when a cluster lists namespaces', () => {

@@ -23,6 +23,11 @@ const LOGS_AND_TRACES = (logs: string) => ({
   'xray:PutTraceSegments': ['*'],
 });
 const TABLE_ITEMS = ['BatchWriteItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query'];
+/** The wake-up schedules' group (its physical name is generated at synth). */
+const WAKE_GROUP = Object.values(template.findResources('AWS::Scheduler::ScheduleGroup')).map((r) => (r.Properties as { Name: string }).Name)[0];
+/** The one partial wildcard: the schedules of that group, whose names (a hash per wake-up) are not known in advance. */
+const WAKE_SCHEDULES = `arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/${WAKE_GROUP}/*`;
+const SCHEDULE_ACTIONS = ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'];
 const perAction = (actions: string[], resource: string) => Object.fromEntries(actions.map((a) => [a, [resource]]));
 
 describe('IAM', () => {
@@ -32,6 +37,10 @@ describe('IAM', () => {
     for (const { policy, statement } of statementsOf(template)) {
       for (const resource of asList(statement.Resource)) {
         const text = renderResource(resource, ids);
+        if (text === WAKE_SCHEDULES) {
+          assert.deepEqual(asList(statement.Action).sort(), SCHEDULE_ACTIONS, `${policy}: only schedule writes on the wake-up group`);
+          continue;
+        }
         if (text.includes('*')) {
           for (const action of asList(statement.Action)) {
             assert.ok(WILDCARD_ALLOWED[action], `${policy}: ${action} on ${text} is not an allowed wildcard`);
@@ -56,7 +65,21 @@ describe('IAM', () => {
       ...Object.fromEntries(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'].map((a) => [a, polled])),
       'sqs:SendMessage': ['<QueuesTrigger>'],
       'sts:AssumeRole': [PARTNER_ROLE],
+      // Wake-ups beyond SQS's 15 minutes: schedules of the wake-up group, delivered with the delivery role.
+      ...perAction(SCHEDULE_ACTIONS, WAKE_SCHEDULES),
+      'iam:PassRole': ['<WakeSchedulesDeliveryRole>'],
     });
+  });
+
+  it('lets Scheduler, for this account and the wake-up group only, send wake-ups to the trigger queue, nothing else', () => {
+    const id = role('WakeSchedulesDeliveryRole');
+    assert.deepEqual(grantsOf(template, id), { 'sqs:SendMessage': ['<QueuesTrigger>'] });
+    const trust = (template.toJSON().Resources[id].Properties.AssumeRolePolicyDocument.Statement as Array<Record<string, any>>)[0];
+    assert.deepEqual(trust?.Principal, { Service: 'scheduler.amazonaws.com' });
+    assert.equal(trust?.Condition.StringEquals['aws:SourceAccount'], ACCOUNT);
+    assert.equal(renderResource(trust?.Condition.ArnLike['aws:SourceArn'], new Set()), WAKE_SCHEDULES);
+    const passRole = statementsOf(template).find(({ statement }) => asList(statement.Action).includes('iam:PassRole'))?.statement as Record<string, any>;
+    assert.deepEqual(passRole.Condition, { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
   });
 
   it('grants the sweep a Query of the due index and sends to the work queue, nothing else', () => {

@@ -118,6 +118,10 @@ describe('functions', () => {
       assert.equal(vars.POWERTOOLS_METRICS_NAMESPACE, 'ServerlessRollouts');
       assert.equal(vars.POWERTOOLS_LOG_LEVEL, 'INFO');
       assert.equal(vars[ENV.eventSource], 'serverless-rollouts');
+      // The sweep's window is its schedule's rate; the resync period comes from the deploy parameters.
+      assert.deepEqual([vars[ENV.sweepIntervalSeconds], vars[ENV.resyncPeriodSeconds]], ['60', '300'], name);
+      // All three wake-up schedule settings, or loadConfig refuses them.
+      for (const key of [ENV.wakeScheduleGroup, ENV.wakeScheduleRoleArn, ENV.triggerQueueArn]) assert.ok(key in vars, `${name}: ${key}`);
       assert.equal(vars.NODE_OPTIONS, BUNDLE_RUNTIME_ENV.NODE_OPTIONS);
       services.add(vars.POWERTOOLS_SERVICE_NAME);
     }

@@ -5,7 +5,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
-import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
+import { sweepDue } from '../../shared/app/sweep.ts';
+import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import { MemoryQueue } from '../support/fakes/memoryQueue.ts';
 import { Engine, type Scenario } from '../support/engine.ts';
 import { awaitingApproval, releaseToFirstApproval } from '../support/pipeline.ts';
 
@@ -42,6 +45,30 @@ describe('what a reconcile sends, counted by the servers', () => {
     await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
     const m = await measure(s);
     t.diagnostic(report('no-op (Healthy)', m));
+    assert.equal(m.result.outcome, 'noop');
+    assertOnlyReads(m);
+    assertMeterMatchesServers(m);
+  });
+
+  it('the resync of a settled rollout: the sweep finds it in its resync window, and its pass writes nothing either', async (t) => {
+    const s = await engine.scenario('noop-resync', { replicas: 4 });
+    await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
+    // A Healthy rollout has no wake-up: only its resync entry (on its SPEC) can bring it to the sweep.
+    assert.deepEqual(await engine.store.queryDue(new Date(Date.now() + 86_400_000)), [], 'nothing due');
+    const queue = new MemoryQueue();
+    const now = new Date();
+    engine.dynamo.resetCounts();
+    const swept = await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: 300_000 }, { from: new Date(now.getTime() - 300_000), to: now });
+    const sweepDynamo = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
+    // A window of a whole period holds every rollout of this engine (the other tests' too).
+    assert.deepEqual(queue.sent.filter((m) => m.key.namespace === s.key.namespace).map((m) => [m.key, m.reason]), [[s.key, 'sweep']]);
+    assert.equal(swept.resync, swept.enqueued);
+    assert.deepEqual(sweepDynamo, { Query: STATE_TABLE.dueIndex.shardCount + 1 }, 'the sweep itself: the due shards and one resync range, no write');
+    const seen = engine.cluster.auditEvents().length;
+    engine.dynamo.resetCounts();
+    const result = await reconcile(s.key, 'sweep', engine.deps());
+    const m: Measured = { result, audit: engine.cluster.auditEvents().slice(seen), dynamo: Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count])) };
+    t.diagnostic(report('no-op resync (Healthy, found by the sweep)', m));
     assert.equal(m.result.outcome, 'noop');
     assertOnlyReads(m);
     assertMeterMatchesServers(m);

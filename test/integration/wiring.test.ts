@@ -156,9 +156,11 @@ describe('watch events through EventBridge', () => {
     const stop = new AbortController();
     const proxy = createWatchProxyHandler(deps, testObservability(), { signal: stop.signal, windowMs: 200, refreshMs: 1000 })({}, lambdaContext('watch-proxy', { timeoutMs: 120_000 }));
     try {
-      // The proxy's first listing replays the Deployment: its resync notice shows the watches are up.
-      await trigger.deliverUntil(reconcileHandler, () => trigger.deliveries.length > 0, { message: 'the resync notice from the watch-proxy' });
-      const first = trigger.deliveries[0]?.event.Records[0];
+      // The proxy's first listing replays the Deployment: its notice shows the watches are up. (The
+      // trigger queue also carries our delayed re-runs, e.g. the look after the hold was written.)
+      const notice = () => trigger.deliveries.flatMap((d) => d.event.Records).find((r) => (JSON.parse(r.body) as Record<string, unknown>)['detail-type'] !== undefined);
+      await trigger.deliverUntil(reconcileHandler, () => notice() !== undefined, { message: 'the replay notice from the watch-proxy' });
+      const first = notice();
       const envelope = JSON.parse(first?.body ?? '{}') as Record<string, unknown>;
       assert.equal(envelope['detail-type'], 'Workload Changed');
       assert.equal(envelope.source, `${aws.eventSource}.watch`);

@@ -6,12 +6,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
+import { ensureTable } from '../../shared/adapters/dynamodb/table.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import { ENV } from '../../shared/config.ts';
 import { parseRollout } from '../../shared/rollout/spec.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 import type { WatchSink, WorkloadChange } from '../../shared/watch/types.ts';
-import { runWatchProxy, type WatchProxyStats } from '../../shared/watch/watchProxy.ts';
+import { CatalogRefreshRequests, NEW_ROLLOUT_REASON, runWatchProxy, type WatchProxyStats } from '../../shared/watch/watchProxy.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { startTestCluster, type TestCluster } from '../support/kube.ts';
@@ -99,6 +100,63 @@ describe('watch-proxy on the real control plane', () => {
       stop.abort();
       await running;
     }
+  });
+});
+
+describe('watch-proxy: new rollouts and StatefulSets', () => {
+  test('a rollout applied in a namespace already watched gets a catch-up notice, with no event of its own workload; a refresh request reads it at once', async () => {
+    const ns = await cluster.createNamespace('watch-catchup');
+    await cluster.createDeployment(ns, 'web', { replicas: 1 });
+    await cluster.createDeployment(ns, 'api', { replicas: 1 });
+    await applyRollout(ns, 'web');
+    const sink = new CollectingSink();
+    const client = new KubeClusterClient(cluster.rollouts);
+    const stop = new AbortController();
+    const refreshes = new CatalogRefreshRequests();
+    // A long refresh period: only the request can make the proxy see the new rollout in time.
+    const running = runWatchProxy({ store, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 600_000, refreshes });
+    try {
+      await waitFor(() => sink.keys().includes(`${ns}/web`), { message: 'the watches of the namespace to be up' });
+      await applyRollout(ns, 'api');
+      refreshes.request();
+      const notice = await waitFor(() => sink.batches.flat().find((c) => c.namespace === ns && c.name === 'api'), { message: 'the catch-up notice of api' });
+      assert.deepEqual(notice.reasons, [NEW_ROLLOUT_REASON], 'nothing happened to Deployment api: the notice is the catch-up');
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  test('StatefulSets are watched because their driver declares it: an image change becomes a notice for its rollout', async () => {
+    const ns = await cluster.createNamespace('watch-sts');
+    const labels = { app: 'db' };
+    const apps = cluster.admin.makeApiClient(AppsV1Api);
+    await apps.createNamespacedStatefulSet({ namespace: ns, body: { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', labels }, spec: { replicas: 1, serviceName: 'db', selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'registry.invalid/db:v1' }] } } } } });
+    const doc = {
+      apiVersion: 'rollouts.kruise.io/v1beta1', kind: 'Rollout', metadata: { name: 'db', namespace: ns },
+      spec: { workloadRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' }, strategy: { canary: { steps: [{ replicas: '100%' }] } } },
+    };
+    // A table of its own: the proxy then watches this rollout only, so its watch count is the driver's.
+    const tableName = `watch-sts-${Date.now()}`;
+    await ensureTable(dynamo.client, tableName);
+    const own = new DynamoStateStore({ client: dynamo.client, tableName });
+    await own.putSpec({ cluster: CLUSTER, namespace: ns, name: 'db' }, parseRollout(doc, { cluster: CLUSTER }), doc, 0);
+    const sink = new CollectingSink();
+    const client = new KubeClusterClient(cluster.rollouts);
+    const stop = new AbortController();
+    const running = runWatchProxy({ store: own, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 500 });
+    let stats: WatchProxyStats | undefined;
+    try {
+      await waitFor(() => sink.keys().includes(`${ns}/db`), { message: 'the StatefulSet replayed' });
+      const sent = sink.batches.length;
+      await apps.patchNamespacedStatefulSet({ name: 'db', namespace: ns, body: { spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.invalid/db:v2' }] } } } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+      await waitFor(() => sink.batches.slice(sent).flat().some((c) => c.name === 'db' && c.reasons.includes('StatefulSet db MODIFIED')), { message: 'the image change as a notice' });
+    } finally {
+      stop.abort();
+      stats = await running;
+    }
+    assert.equal(stats.watches, 1, 'only what the StatefulSet driver declares: statefulsets, in the one namespace');
+    assert.equal(stats.errors, 0, 'the least-privilege role may watch it');
   });
 });
 

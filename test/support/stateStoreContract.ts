@@ -161,6 +161,31 @@ export function stateStoreContract(name: string, factory: StateStoreFactory): vo
       assert.deepEqual(await store.queryDue(clock.now()), [key]);
     });
 
+    test('every rollout with a SPEC, Healthy or not, is due for a resync exactly once per period', async () => {
+      const { store } = await setup();
+      const keys = Array.from({ length: 40 }, (_, i) => rolloutKey(`web-${i}`));
+      for (const k of keys) await store.putSpec(k, sampleSpec(k), null, 0);
+      await store.saveState(rolloutKey('state-only'), { state: activeState(), outbox: noOutbox }, 0);
+      await store.saveState(keys[0]!, { state: completedState(), outbox: noOutbox }, 0);
+      const period = 300_000;
+      const start = Date.parse('2030-01-01T00:02:30.000Z');
+      // Ten one-minute ticks (two periods, wrapping round the period's end twice).
+      const seen: string[] = [];
+      for (let t = 0; t < 10; t++) {
+        const got = await store.queryResync(new Date(start + t * 60_000), new Date(start + (t + 1) * 60_000), period);
+        seen.push(...got.map((k) => k.name));
+        assert.ok(got.every((k) => k.cluster === 'prod-eu' && k.namespace === 'shop'), 'keys come back whole');
+      }
+      const counts = new Map<string, number>();
+      for (const n of seen) counts.set(n, (counts.get(n) ?? 0) + 1);
+      assert.deepEqual([...counts.keys()].sort(), keys.map((k) => k.name).sort(), 'every SPEC, never a STATE alone');
+      assert.ok([...counts.values()].every((n) => n === 2), 'exactly once per period');
+      assert.deepEqual((await store.queryResync(new Date(start), new Date(start + period), period)).length, 40, 'a window of a whole period has everyone');
+      assert.deepEqual(await store.queryResync(new Date(start), new Date(start), period), [], 'an empty window has no one');
+      await store.deleteRollout(keys[1]!);
+      assert.equal((await store.queryResync(new Date(start), new Date(start + period), period)).length, 39, 'a deleted rollout is not resynced');
+    });
+
     test('putSpec creates at version 0, then only from the specVersion read', async () => {
       const { store } = await setup();
       const key = rolloutKey();

@@ -1,5 +1,6 @@
 // Translation between domain values and table items. Layout (DESIGN §4, see table.ts for keys):
-//   SPEC     spec (map), document (the applied document as a JSON string), specVersion (N)
+//   SPEC     spec (map), document (the applied document as a JSON string), specVersion (N),
+//            dueShard = "resync" + dueAt = its resync phase: a permanent entry for the resync (keys.ts)
 //   STATE    state (map), outbox (map), version (N), dueShard + dueAt only while due (sparse GSI)
 //   H#…      entry (map), expiresAt (N, epoch seconds: TTL)
 //   INDEX    cluster, namespace, name (S): one per rollout with a SPEC
@@ -10,7 +11,7 @@ import type { ClusterRegistration, HistoryEntry, Outbox, StoredSpec, StoredState
 import { initialState } from '../../rollout/state.ts';
 import type { ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
 import {
-  CLUSTERS_PK, INDEX_PK, SK_SPEC, SK_STATE, clusterSk, dueAtFor, dueShard, historyExpiresAt, historySk, indexSk, rolloutPk,
+  CLUSTERS_PK, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, clusterSk, dueAtFor, dueShard, historyExpiresAt, historySk, indexSk, resyncPhase, rolloutPk,
 } from './keys.ts';
 
 export type Item = Record<string, AttributeValue>;
@@ -27,9 +28,12 @@ export function fromItem(item: Item): Record<string, unknown> {
 }
 
 export function specItem(key: RolloutKey, spec: RolloutSpec, document: unknown, specVersion: number, now: Date): Item {
+  const pk = rolloutPk(key);
   return toItem({
-    pk: rolloutPk(key),
+    pk,
     sk: SK_SPEC,
+    dueShard: RESYNC_SHARD,
+    dueAt: resyncPhase(pk),
     spec,
     // A string keeps the document exactly as applied (key order, nulls, empty maps) for `get`.
     document: JSON.stringify(document ?? null),

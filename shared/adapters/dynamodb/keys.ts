@@ -77,21 +77,72 @@ export function historySk(releaseId: string, seq: number): string {
   return `${HISTORY_PREFIX}${releaseId}#${String(seq).padStart(SEQ_WIDTH, '0')}`;
 }
 
-/**
- * The due shard of a rollout: FNV-1a of the pk, modulo the shard count. Deterministic, so one rollout
- * always lands in the same shard (the sweep can never see it twice in one pass).
- */
-export function dueShard(pk: string): string {
+/** FNV-1a (32 bit) of the pk: deterministic and well spread, so it places a rollout in shards and resync slots. */
+function pkHash(pk: string): number {
   let hash = 0x811c9dc5;
   for (const byte of Buffer.from(pk, 'utf8')) {
     hash ^= byte;
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  return String(hash % STATE_TABLE.dueIndex.shardCount);
+  return hash;
+}
+
+/**
+ * The due shard of a rollout: its hash modulo the shard count. Deterministic, so one rollout
+ * always lands in the same shard (the sweep can never see it twice in one pass).
+ */
+export function dueShard(pk: string): string {
+  return String(pkHash(pk) % STATE_TABLE.dueIndex.shardCount);
 }
 
 export function allDueShards(): string[] {
   return Array.from({ length: STATE_TABLE.dueIndex.shardCount }, (_, i) => String(i));
+}
+
+/**
+ * Resync (DESIGN §2: a missed event costs latency, never a release). Every SPEC item carries a
+ * permanent entry in the due index: partition RESYNC_SHARD, sort key = its resync phase, the pk's
+ * hash as a fixed-width decimal. The rollout is due for a resync once per period, at the instants
+ * whose position in the period, (t mod period) / period, equals phase / 2^32. A sweep covering the
+ * window (from, to] queries exactly the phases that window passed: a range of the sort key, so a
+ * tick reads only the rollouts it resyncs (O(due), not O(all)), and nothing is written to keep the
+ * entry current: a no-op resync pass writes nothing, and the entry never goes stale. The period is
+ * not stored, so changing it needs no migration.
+ */
+export const RESYNC_SHARD = 'resync';
+const PHASE_SPACE = 2 ** 32;
+const PHASE_WIDTH = 10;
+
+/** The sort key of a rollout's resync entry. */
+export function resyncPhase(pk: string): string {
+  return phaseKey(pkHash(pk));
+}
+
+function phaseKey(phase: number): string {
+  return String(phase).padStart(PHASE_WIDTH, '0');
+}
+
+/**
+ * The inclusive sort-key ranges of the phases a sweep window (from, to] passes, for `periodMs`.
+ * One range, two when the window wraps round the end of a period, everything when it spans a
+ * whole period (a first sweep, or one after a long gap), nothing for an empty window.
+ */
+export function resyncPhaseRanges(from: Date, to: Date, periodMs: number): { lo: string; hi: string }[] {
+  if (!Number.isSafeInteger(periodMs) || periodMs <= 0) throw new ValidationError([{ path: 'resyncPeriodMs', reason: 'must be a positive integer' }]);
+  const span = to.getTime() - from.getTime();
+  if (!(span > 0)) return [];
+  const all = { lo: phaseKey(0), hi: phaseKey(PHASE_SPACE - 1) };
+  if (span >= periodMs) return [all];
+  // A phase p is due at the instants t with frac(t / period) = p / 2^32: those in (a, b].
+  const position = (t: number): number => Math.floor((((t % periodMs) + periodMs) % periodMs) / periodMs * PHASE_SPACE);
+  const a = position(from.getTime()) + 1;
+  const b = position(to.getTime());
+  const wraps = Math.floor(to.getTime() / periodMs) !== Math.floor(from.getTime() / periodMs);
+  if (!wraps) return a <= b ? [{ lo: phaseKey(a), hi: phaseKey(b) }] : [];
+  const out: { lo: string; hi: string }[] = [];
+  if (a <= PHASE_SPACE - 1) out.push({ lo: phaseKey(a), hi: all.hi });
+  out.push({ lo: phaseKey(0), hi: phaseKey(b) });
+  return out;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 } from './items.ts';
 import type { Item } from './items.ts';
 import {
-  CLUSTERS_PK, HISTORY_PREFIX, INDEX_PK, SK_SPEC, SK_STATE, allDueShards, clusterSk, indexSk, parseRolloutPk, rolloutPk,
+  CLUSTERS_PK, HISTORY_PREFIX, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, allDueShards, clusterSk, indexSk, parseRolloutPk, resyncPhaseRanges, rolloutPk,
   validateKeyPart, validateRolloutKey,
 } from './keys.ts';
 import { MeteredTable } from './metered.ts';
@@ -194,6 +194,23 @@ export class DynamoStateStore implements StateStore {
       if (key && !keys.has(pk)) keys.set(pk, key);
     }
     return [...keys.values()].slice(0, limit);
+  }
+
+  /** One Query per phase range (one, or two when the window wraps) on the resync partition of the due-index. */
+  async queryResync(from: Date, to: Date, periodMs: number): Promise<RolloutKey[]> {
+    const ranges = resyncPhaseRanges(from, to, periodMs);
+    const items = (await Promise.all(ranges.map(({ lo, hi }) => this.table.queryAll({
+      IndexName: STATE_TABLE.dueIndex.name,
+      KeyConditionExpression: 'dueShard = :shard AND dueAt BETWEEN :lo AND :hi',
+      ExpressionAttributeValues: marshall({ ':shard': RESYNC_SHARD, ':lo': lo, ':hi': hi }),
+    })))).flat();
+    const keys = new Map<string, RolloutKey>();
+    for (const item of items) {
+      const pk = item.pk?.S ?? '';
+      const key = parseRolloutPk(pk);
+      if (key) keys.set(pk, key);
+    }
+    return [...keys.values()];
   }
 
   async putCluster(reg: ClusterRegistration): Promise<void> {

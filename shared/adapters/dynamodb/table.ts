@@ -23,10 +23,12 @@ export const STATE_TABLE = {
   /** How long history items are kept before TTL removes them. */
   historyRetentionDays: 90,
   /**
-   * Sparse GSI of the rollouts the sweep must look at. Only STATE items of active releases or with a
-   * wake-up carry `dueShard`/`dueAt`, so the index holds exactly the due candidates and the sweep
-   * never scans. The partition is one of `shardCount` shards (hash of pk) so a large fleet is not one
-   * hot index partition, and the sweep queries the shards in parallel.
+   * Sparse GSI of the rollouts the sweep must look at, so the sweep never scans. Two kinds of entry:
+   *  - wake-ups: only STATE items of active releases or with a wake-up carry `dueShard`/`dueAt`
+   *    (dueAt an instant). The partition is one of `shardCount` shards (hash of pk) so a large fleet
+   *    is not one hot index partition, and the sweep queries the shards in parallel;
+   *  - resync: every SPEC item has one permanent entry in partition `resync`, its sort key the
+   *    rollout's resync phase (keys.ts, resyncPhaseRanges), never rewritten.
    */
   dueIndex: {
     name: 'due',

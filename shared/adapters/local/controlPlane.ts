@@ -14,6 +14,7 @@ import {
   createFakeNodes,
   defaultNamespaceProbe,
   nodesReadyProbe,
+  releaseNodeLeases,
   rolloutsAuthorizedProbe,
   serverVersion,
 } from './controlplane/bootstrap.ts';
@@ -29,12 +30,13 @@ import {
   type ComponentFiles,
   type ComponentPorts,
 } from './controlplane/componentArgs.ts';
-import { writeCredentials, writeKubeconfig, type ExtraTokenUser, type KubeconfigUser } from './controlplane/credentials.ts';
+import { reuseOrWriteCredentials, writeCredentials, writeKubeconfig, type ExtraTokenUser, type KubeconfigUser } from './controlplane/credentials.ts';
 import { Daemon } from './controlplane/daemon.ts';
 import { registerExitCleanup } from './controlplane/exitCleanup.ts';
 import { startKruise } from './controlplane/kruise.ts';
 import { writeKwokConfig, writeKwokExtraConfig } from './controlplane/kwokConfig.ts';
-import { freePorts } from './controlplane/ports.ts';
+import { freePorts, isPortFree } from './controlplane/ports.ts';
+import { stopLeftovers, writeProcessRecords } from './controlplane/processRecords.ts';
 import { httpProbe, waitUntilReady } from './controlplane/readiness.ts';
 
 export { NEVER_READY_LABEL, KWOK_NODE_ANNOTATION } from './controlplane/kwokConfig.ts';
@@ -46,6 +48,14 @@ export type { ExtraTokenUser } from './controlplane/credentials.ts';
 export interface ControlPlaneOptions {
   /** Where etcd data, PKI, kubeconfigs and logs go; kept by stop(). Default: a temp dir stop() removes. */
   dataDir?: string;
+  /**
+   * With dataDir: start again on what an earlier start left there (local mode's sandbox). The
+   * cluster's objects (etcd), its keys and tokens (so kubeconfigs keep working) and its ports (the
+   * apiserver keeps its URL while the port is free) are reused; processes a killed run left behind
+   * are stopped first, from the records of that run (processRecords.ts). Default false: dataDir must
+   * not hold a control plane yet.
+   */
+  persistent?: boolean;
   /** How long after scheduling a pod becomes Ready (kwok stage delay). Default 500. */
   podReadyDelayMs?: number;
   /** Fake kwok nodes to create. Default 3 (DaemonSet tests use 6). */
@@ -79,6 +89,8 @@ export interface ControlPlaneOptions {
 export interface ControlPlane {
   /** gitVersion from the apiserver's /version. */
   version: string;
+  /** True when a persistent control plane started on an earlier start's data. */
+  restarted: boolean;
   /** https://127.0.0.1:<port> */
   server: string;
   dataDir: string;
@@ -120,7 +132,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const since = (): string => `${Date.now() - started} ms`;
 
   const ownsDataDir = opts.dataDir === undefined;
-  const dataDir = ownsDataDir ? fs.mkdtempSync(path.join(os.tmpdir(), 'rollouts-kube-')) : prepareGivenDataDir(opts.dataDir as string);
+  const persistent = !ownsDataDir && opts.persistent === true;
+  const dataDir = ownsDataDir ? fs.mkdtempSync(path.join(os.tmpdir(), 'rollouts-kube-')) : prepareGivenDataDir(opts.dataDir as string, persistent);
+  const restarted = persistent && fs.existsSync(path.join(dataDir, 'etcd'));
+  if (persistent) {
+    const leftovers = await stopLeftovers(dataDir);
+    if (leftovers.length > 0) log(`stopped ${leftovers.length} process(es) an earlier run left behind: ${leftovers.map((p) => p.pid).join(', ')}`);
+  }
   const removeDataDir = (): void => {
     if (ownsDataDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
   };
@@ -142,10 +160,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   };
 
   try {
-    const [etcdClient, etcdPeer, apiserverPort, controllerManager, scheduler, kwokPort] = (await freePorts(6)) as [number, number, number, number, number, number];
-    const ports: ComponentPorts = { etcdClient, etcdPeer, apiserver: apiserverPort, controllerManager, scheduler, kwok: kwokPort };
+    const ports = persistent ? await reusablePorts(dataDir, log) : await newPorts();
+    if (persistent) fs.writeFileSync(path.join(dataDir, PORTS_FILE), `${JSON.stringify(ports)}\n`);
     const server = `https://127.0.0.1:${ports.apiserver}`;
-    const credentials = writeCredentials(path.join(dataDir, 'pki'), opts.extraUsers);
+    const credentials = persistent ? reuseOrWriteCredentials(path.join(dataDir, 'pki'), opts.extraUsers) : writeCredentials(path.join(dataDir, 'pki'), opts.extraUsers);
     const kubeconfigPath = (user: KubeconfigUser): string => path.join(dataDir, `${user}.kubeconfig`);
     writeKubeconfig(kubeconfigPath('admin'), server, 'admin', credentials.adminToken);
     writeKubeconfig(kubeconfigPath('rollouts'), server, 'rollouts', credentials.rolloutsToken);
@@ -168,6 +186,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const spawnDaemon: Parameters<typeof startKruise>[0]['start'] = (name, binary, args, options) => {
       const daemon = Daemon.start(name, binary, args, logDir, options);
       daemons.push(daemon);
+      if (persistent) writeProcessRecords(dataDir, daemons.map((d) => ({ name: d.name, pgid: d.pid })));
       return daemon;
     };
     const start = (name: Parameters<typeof assets.binary>[0], args: string[]): Daemon => spawnDaemon(name, assets.binary(name), args, {});
@@ -183,12 +202,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await waitUntilReady(httpProbe(`${server}/readyz`, credentials.adminToken), { ...ready, what: 'GET /readyz', daemon: apiserver });
     log(`kube-apiserver ready at ${server} (${since()})`);
 
+    const admin = new KubeConfig();
+    admin.loadFromFile(kubeconfigPath('admin'));
+    if (restarted) await releaseNodeLeases(admin, nodeCount);
+
     const kcm = start('kube-controller-manager', controllerManagerArgs(ports, files));
     const sched = start('kube-scheduler', schedulerArgs(ports, files));
     const kwok = start('kwok', kwokArgs(ports, files));
-
-    const admin = new KubeConfig();
-    admin.loadFromFile(kubeconfigPath('admin'));
     const rollouts = new KubeConfig();
     rollouts.loadFromFile(kubeconfigPath('rollouts'));
 
@@ -211,11 +231,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       log(`kruise-manager ready (${since()})`);
     }
     const version = await serverVersion(admin);
-    log(`control plane ${version} ready in ${since()}; data in ${dataDir}`);
+    log(`control plane ${version} ready in ${since()}; data in ${dataDir}${restarted ? ' (started again on it)' : ''}`);
 
     let stopping: Promise<void> | undefined;
     return {
       version,
+      restarted,
       server,
       dataDir,
       kubeconfigPath,
@@ -249,12 +270,42 @@ function nonNegativeInteger(name: string, value: number): number {
   return value;
 }
 
-/** A caller's dataDir is created if needed; it must not hold an earlier cluster (ports and keys change per start). */
-function prepareGivenDataDir(dataDir: string): string {
+/** A caller's dataDir is created if needed; unless persistent it must not hold an earlier cluster (ports and keys change per start). */
+function prepareGivenDataDir(dataDir: string, persistent: boolean): string {
   const absolute = path.resolve(dataDir);
-  if (fs.existsSync(path.join(absolute, 'etcd'))) {
-    throw new ConfigError(`dataDir ${absolute} already holds a control plane's etcd data; give an empty or new directory`);
+  if (!persistent && fs.existsSync(path.join(absolute, 'etcd'))) {
+    throw new ConfigError(`dataDir ${absolute} already holds a control plane's etcd data; give an empty or new directory (or start it persistent)`);
   }
   fs.mkdirSync(absolute, { recursive: true });
   return absolute;
+}
+
+const PORTS_FILE = 'ports.json';
+
+async function newPorts(): Promise<ComponentPorts> {
+  const [etcdClient, etcdPeer, apiserver, controllerManager, scheduler, kwok] = (await freePorts(6)) as [number, number, number, number, number, number];
+  return { etcdClient, etcdPeer, apiserver, controllerManager, scheduler, kwok };
+}
+
+/**
+ * The ports of the previous start, each one that is still free, so the apiserver's URL (in every
+ * kubeconfig handed out) survives a restart; a port taken meanwhile is replaced by a new one.
+ */
+async function reusablePorts(dataDir: string, log: (line: string) => void): Promise<ComponentPorts> {
+  const fresh = await newPorts();
+  let previous: Partial<ComponentPorts>;
+  try {
+    previous = JSON.parse(fs.readFileSync(path.join(dataDir, PORTS_FILE), 'utf8')) as Partial<ComponentPorts>;
+  } catch {
+    return fresh;
+  }
+  const out = { ...fresh };
+  for (const name of Object.keys(fresh) as (keyof ComponentPorts)[]) {
+    const port = previous[name];
+    if (!Number.isInteger(port)) continue;
+    if (await isPortFree(port as number)) out[name] = port as number;
+    else if (name === 'apiserver') log(`port ${port} of the kube-apiserver is taken now; it moves to ${fresh.apiserver} (kubeconfigs are rewritten)`);
+  }
+  // Two components must not end up on one port (a kept one equal to a fresh one).
+  return new Set(Object.values(out)).size === Object.keys(out).length ? out : fresh;
 }

@@ -1,14 +1,19 @@
 // In-process stand-in for the SQS FIFO queue in local mode, with the semantics the pipeline relies
-// on (those of the Kubernetes workqueue): a key is never processed by two workers at once, a key
-// asked for while it waits is collapsed into one run, a key asked for while it runs is run once
-// more afterwards, and a delayed ask keeps only the earliest due time.
+// on (those of the Kubernetes workqueue and client-go's delaying queue): a key is never processed
+// by two workers at once, a key asked for while it waits is collapsed into one run, a key asked for
+// while it runs is run once more afterwards, and a delayed ask keeps only the earliest due time.
+// A pending delayed run is never dropped by an ask "now" (a watch event, a command, a rerun asked
+// while the key ran): the key runs now AND the timer stays, so a wake-up scheduled for a timed
+// pause's end fires at its time whatever passes happen before it.
 import type { ReconcileQueue } from '../../reconcile/ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
 
 export interface QueueWorkResult {
-  /** Run the key again after this many seconds (pods moving), or null. */
+  /** Run the key again after this many seconds (pods moving, a wake-up), or null. */
   requeueSeconds: number | null;
+  /** Why that run happens (passed to the worker then); default "requeue". */
+  reason?: string;
 }
 
 export type QueueWorker = (key: RolloutKey, reason: string) => Promise<QueueWorkResult>;
@@ -19,8 +24,9 @@ export interface KeyedQueueOptions {
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
   onError?: (key: RolloutKey, err: unknown) => void;
+  /** A delayed run was scheduled (or moved earlier) for `at`. */
+  onScheduled?: (key: RolloutKey, at: Date, reason: string) => void;
 }
-
 
 export class LocalKeyedQueue implements ReconcileQueue {
   private readonly ready: string[] = [];
@@ -53,6 +59,7 @@ export class LocalKeyedQueue implements ReconcileQueue {
         void this.enqueue(key, { reason });
       }, delayMs);
       this.timers.set(id, { at, timer });
+      this.opts.onScheduled?.(key, new Date(at), reason);
       return;
     }
     if (this.running.has(id)) {
@@ -101,8 +108,11 @@ export class LocalKeyedQueue implements ReconcileQueue {
 
   private async run(id: string, key: RolloutKey, reason: string): Promise<void> {
     let delaySeconds: number | null;
+    let again = 'requeue';
     try {
-      delaySeconds = (await this.worker(key, reason)).requeueSeconds;
+      const result = await this.worker(key, reason);
+      delaySeconds = result.requeueSeconds;
+      again = result.reason ?? again;
       this.failures.delete(id);
     } catch (err) {
       this.opts.onError?.(key, err);
@@ -114,10 +124,12 @@ export class LocalKeyedQueue implements ReconcileQueue {
       this.running.delete(id);
       this.active -= 1;
     }
-    const again = this.rerun.get(id);
+    const rerun = this.rerun.get(id);
     this.rerun.delete(id);
-    if (again) await this.enqueue(again.key, { reason: again.reason });
-    else if (delaySeconds !== null && delaySeconds > 0) await this.enqueue(key, { delaySeconds, reason: 'requeue' });
+    // Both: the rerun now, and the run this pass asked for later (the rerun's own pass may ask
+    // again; the earliest pending time is kept either way).
+    if (delaySeconds !== null) await this.enqueue(key, { delaySeconds: Math.max(delaySeconds, 0.001), reason: again });
+    if (rerun) await this.enqueue(rerun.key, { reason: rerun.reason });
     this.pump();
   }
 }

@@ -26,7 +26,7 @@ export interface SqsReconcileQueueOptions {
   meter?: Meter;
 }
 
-/** SQS's largest DelaySeconds. Longer waits are the sweep's job (the STATE's nextWakeAt). */
+/** SQS's largest DelaySeconds. Longer waits: one-off Scheduler schedules (shared/adapters/scheduler/wakeSchedules.ts), the sweep as backstop. */
 export const MAX_DELAY_SECONDS = 900;
 const BATCH_SIZE = 10;
 /** SQS limit for MessageGroupId and MessageDeduplicationId. */

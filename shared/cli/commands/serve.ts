@@ -6,17 +6,21 @@ import { runtimeOf } from '../runtime.ts';
 
 interface ServeFlags {
   sandbox?: boolean;
+  fresh?: boolean;
   port?: number;
   podReadyMs?: number;
+  resyncSeconds?: number;
+  /** false with --no-watch. */
+  watch?: boolean;
   verbose?: boolean;
 }
 
 const POD_READY_ENV = 'ROLLOUTS_POD_READY_MS';
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
-function wholeNumber(what: string, max: number) {
+function wholeNumber(what: string, max: number, min = 0) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) > max) throw new InvalidArgumentError(`${what} must be a whole number from 0 to ${max}.`);
+    if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min) throw new InvalidArgumentError(`${what} must be a whole number from ${min} to ${max}.`);
     return Number(value);
   };
 }
@@ -42,8 +46,8 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
   const ours = new Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
   try {
     // Loaded here: the other verbs do not pay for dynalite, the Kubernetes client and the engine.
-    const [{ startLocalMode }, { resolveDataDir }, { renderBanner }, { DEFAULT_SANDBOX_POD_READY_MS }, { LOCAL_SWEEP_INTERVAL_MS }] = await Promise.all([
-      import('../../local/localMode.ts'), import('../../local/dataDir.ts'), import('../../local/banner.ts'), import('../../local/sandbox.ts'), import('../../local/sweepTimer.ts'),
+    const [{ startLocalMode }, { resolveDataDir }, { renderBanner }, { DEFAULT_SANDBOX_POD_READY_MS }] = await Promise.all([
+      import('../../local/localMode.ts'), import('../../local/dataDir.ts'), import('../../local/banner.ts'), import('../../local/sandbox.ts'),
     ]);
     const started = Date.now();
     let local;
@@ -51,6 +55,9 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
       local = await startLocalMode({
         dataDir: resolveDataDir(rt.env, rt.cwd),
         cluster: flags.sandbox ? 'sandbox' : 'auto',
+        fresh: flags.fresh ?? false,
+        watch: flags.watch ?? true,
+        ...(flags.resyncSeconds === undefined ? {} : { resyncPeriodMs: flags.resyncSeconds * 1000 }),
         ...(podReadyDelayMs === undefined ? {} : { podReadyDelayMs }),
         ...(flags.port === undefined ? {} : { port: flags.port }),
         env: rt.env,
@@ -69,7 +76,8 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     io.out(`\n${renderBanner({
       endpoint: local.endpoint, paths: local.paths, cluster: local.cluster, principal: local.principal,
       podReadyDelayMs: local.cluster.kind === 'sandbox' ? (podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS) : null,
-      sweepSeconds: LOCAL_SWEEP_INTERVAL_MS / 1000, startupMs: Date.now() - started, cwd: rt.cwd,
+      sweepSeconds: local.sweepIntervalMs / 1000, resyncSeconds: local.resyncPeriodMs / 1000, watched: local.watched,
+      startupMs: Date.now() - started, cwd: rt.cwd,
     })}\n`);
     if (!stopRequested.signal.aborted) await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
     const stopping = Date.now();
@@ -100,16 +108,22 @@ export function register(program: Command, io: CliIO): void {
   program
     .command('serve')
     .description('run local mode: the API, reconcile queue, sweep and watches in one process, against your kubeconfig\'s cluster or a sandbox')
-    .option('--sandbox', 'start a throwaway local Kubernetes control plane with a demo Deployment (the default when no kubeconfig answers)')
+    .option('--sandbox', 'start a local Kubernetes control plane with a demo Deployment (the default when no kubeconfig answers)')
+    .option('--fresh', 'start over: delete the sandbox cluster and the stored rollouts first (default: keep them)')
+    .option('--resync-seconds <s>', 'reconcile every rollout at least this often, events or not (default 30)', wholeNumber('--resync-seconds', 86_400, 1))
+    .option('--no-watch', 'for tests: run without watches, as if every watch event were lost (releases then move through the resync)')
     .option('--port <port>', 'API port on 127.0.0.1 (default: any free port; the URL is written to <data dir>/endpoint)', wholeNumber('--port', 65535))
     .option('--pod-ready-ms <ms>', `sandbox: how long pods take to become ready (default 2000, or $${POD_READY_ENV})`, wholeNumber('--pod-ready-ms', 600_000))
     .option('-v, --verbose', 'print every reconcile pass')
     .addHelpText('after', `
 Data directory: ./.rollouts (or $ROLLOUTS_HOME): DynamoDB data, the sandbox, "endpoint" (the API URL
-while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0.
+while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0. Everything is
+kept for the next start, which goes on where this one stopped (also after a crash or kill -9);
+--fresh starts over.
 ${examplesHelp([
       ['npm start', 'the same as `rollouts serve`'],
       ['rollouts serve --sandbox --pod-ready-ms 200', 'always the sandbox, with fast pods'],
+      ['npm start -- --fresh', 'a new sandbox, no rollouts'],
     ])}`)
     .action((flags: ServeFlags) => serve(flags, io));
 }

@@ -5,6 +5,7 @@ import type { Observation, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec } from '../common/objects.ts';
 import { deploymentView } from './view.ts';
 import { deploymentWrites } from './writes.ts';
+import { deploymentWatches } from './watches.ts';
 
 async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation> {
   const workload = await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: ref.name });
@@ -17,6 +18,7 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
 
 export const deploymentDriver: WorkloadDriver = {
   kind: 'Deployment',
+  watches: deploymentWatches,
   observe,
   view: deploymentView,
   writes: deploymentWrites,

@@ -6,6 +6,7 @@ import type { Observation, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec } from '../common/objects.ts';
 import { NATIVE_API_VERSION, statefulSetView } from './view.ts';
 import { statefulSetWrites } from './writes.ts';
+import { statefulSetWatches } from './watches.ts';
 
 /** One GET and two LISTs by the set's selector: its ControllerRevisions (revisions) and pods (counts). */
 async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation> {
@@ -26,6 +27,7 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
 
 export const statefulSetDriver: WorkloadDriver = {
   kind: 'StatefulSet',
+  watches: statefulSetWatches,
   observe,
   view: statefulSetView,
   writes: statefulSetWrites,

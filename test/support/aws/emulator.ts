@@ -94,6 +94,7 @@ export async function startAwsEmulator(opts: { eventSource?: string } = {}): Pro
       work, trigger, workDlq, triggerDlq, published, eventBusName, eventSource,
       config: (tableName) => ({
         tableName, queueUrl: work.url, triggerQueueUrl: trigger.url, eventBusName, eventSource, maxBodyBytes: 64 * 1024, watchMarginSeconds: 1,
+        resyncPeriodSeconds: 300, sweepIntervalSeconds: 60,
       }),
       stop,
     };

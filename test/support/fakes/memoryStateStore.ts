@@ -4,7 +4,7 @@
 // (what DynamoDB's marshalling keeps), so callers cannot mutate stored state by reference.
 // The Meter counts the requests DynamoStateStore would send (no capacity units).
 import { ConflictError, StaleStateError } from '../../../shared/errors.ts';
-import { dueAtFor, historySk, indexSk, rolloutPk, validateKeyPart, validateRolloutKey } from '../../../shared/adapters/dynamodb/keys.ts';
+import { dueAtFor, historySk, indexSk, resyncPhase, resyncPhaseRanges, rolloutPk, validateKeyPart, validateRolloutKey } from '../../../shared/adapters/dynamodb/keys.ts';
 import {
   isDuplicateCommand, sortHistory, validateCommandId, validateLimit, validateClusterRegistration, validateListFilter, validateSpecKey, validateVersion,
 } from '../../../shared/adapters/dynamodb/rules.ts';
@@ -125,6 +125,14 @@ export class MemoryStateStore implements StateStore {
       .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0))
       .slice(0, limit)
       .map(({ key }) => ({ ...key }));
+  }
+
+  async queryResync(from: Date, to: Date, periodMs: number): Promise<RolloutKey[]> {
+    const ranges = resyncPhaseRanges(from, to, periodMs);
+    this.meter.add('ddb.read', ranges.length);
+    return [...this.partitions.entries()]
+      .filter(([pk, p]) => p.spec !== undefined && ranges.some(({ lo, hi }) => lo <= resyncPhase(pk) && resyncPhase(pk) <= hi))
+      .map(([, p]) => ({ ...p.key }));
   }
 
   async putCluster(reg: ClusterRegistration): Promise<void> {

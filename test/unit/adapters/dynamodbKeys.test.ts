@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  HISTORY_PREFIX, SK_SPEC, SK_STATE, allDueShards, dueAtFor, dueShard, historyExpiresAt, historySk, parseRolloutPk, rolloutPk, validateRolloutKey,
+  HISTORY_PREFIX, SK_SPEC, SK_STATE, allDueShards, dueAtFor, dueShard, historyExpiresAt, historySk, parseRolloutPk, resyncPhase, resyncPhaseRanges, rolloutPk, validateRolloutKey,
 } from '../../../shared/adapters/dynamodb/keys.ts';
 import { STATE_TABLE, createTableInput } from '../../../shared/adapters/dynamodb/table.ts';
 import { ValidationError } from '../../../shared/errors.ts';
@@ -69,4 +69,38 @@ test('the CreateTable input is derived from STATE_TABLE', () => {
   assert.deepEqual(gsi?.KeySchema?.map((k) => k.AttributeName), ['dueShard', 'dueAt']);
   assert.deepEqual(gsi?.Projection, { ProjectionType: 'KEYS_ONLY' });
   assert.ok(input.AttributeDefinitions?.every((a) => a.AttributeType === 'S'));
+});
+
+test('consecutive sweep windows cover every resync phase exactly once per period, whatever the tick spacing', () => {
+  const period = 300_000;
+  const covers = (ranges: { lo: string; hi: string }[], phase: string) => ranges.filter(({ lo, hi }) => lo <= phase && phase <= hi).length;
+  fc.assert(fc.property(
+    fc.array(fc.integer({ min: 1, max: 90_000 }), { minLength: 1, maxLength: 40 }),
+    fc.integer({ min: 0, max: 10 ** 12 }),
+    fc.array(part, { minLength: 1, maxLength: 5 }),
+    (gaps, start, names) => {
+      const phases = names.map((n) => resyncPhase(rolloutPk({ cluster: 'c', namespace: 'ns', name: n })));
+      let from = start;
+      const hits = phases.map(() => 0);
+      for (const gap of gaps) {
+        const ranges = resyncPhaseRanges(new Date(from), new Date(from + gap), period);
+        phases.forEach((p, i) => (hits[i]! += covers(ranges, p)));
+        from += gap;
+      }
+      // Over a span of T ms a phase comes round floor(T / period) or one more times: never skipped, never doubled.
+      const span = from - start;
+      for (const h of hits) assert.ok(h === Math.floor(span / period) || h === Math.floor(span / period) + 1, `${h} hits over ${span} ms`);
+    },
+  ));
+});
+
+test('a resync window is one sort-key range, two when it wraps round the period, all of them for a whole period', () => {
+  const period = 60_000;
+  const t = (s: number) => new Date(Date.parse('2030-01-01T00:00:00.000Z') + s * 1000);
+  assert.equal(resyncPhaseRanges(t(10), t(20), period).length, 1);
+  assert.equal(resyncPhaseRanges(t(50), t(70), period).length, 2);
+  assert.deepEqual(resyncPhaseRanges(t(0), t(60), period), [{ lo: '0000000000', hi: '4294967295' }]);
+  assert.deepEqual(resyncPhaseRanges(t(5), t(5), period), []);
+  assert.throws(() => resyncPhaseRanges(t(0), t(1), 0), ValidationError);
+  assert.match(resyncPhase(rolloutPk({ cluster: 'c', namespace: 'n', name: 'web' })), /^\d{10}$/);
 });

@@ -37,6 +37,15 @@ describe('apply', () => {
     assert.equal((await a.store.load(KEY)).spec?.spec.steps.length, 1);
   });
 
+  test('a stored spec (new or changed) is announced to the watch catalogue; an unchanged one is not', async () => {
+    const stored: string[] = [];
+    const a = api({ onSpecStored: (key) => stored.push(key.name) });
+    const doc = rolloutDoc();
+    assert.equal((await a.call('PUT', PATH, doc)).status, 201);
+    assert.equal((await a.call('PUT', PATH, doc)).status, 200);
+    assert.deepEqual(stored, ['web']);
+  });
+
   test('applying the same document again writes nothing but still queues a reconcile', async () => {
     const a = api();
     await a.call('PUT', PATH, rolloutDoc());

@@ -59,6 +59,14 @@ describe('reads', () => {
 });
 
 describe('clusters', () => {
+  test('registering a cluster queues a reconcile of each of its rollouts, and only those', async () => {
+    const a = api();
+    await seedRollout(a);
+    await a.store.putSpec({ ...KEY, cluster: 'dev' }, { ...(await a.store.load(KEY)).spec!.spec, cluster: 'dev' }, null, 0);
+    assert.equal((await a.call('PUT', '/v1/clusters/prod', { eks: { clusterName: 'prod-eks', region: 'eu-west-1' } })).status, 201);
+    assert.deepEqual(a.queue.sent, [{ key: KEY, delaySeconds: 0, reason: 'api' }]);
+  });
+
   test('an EKS cluster is registered (201), updated (200), read and listed', async () => {
     const a = api();
     const eks = { clusterName: 'prod-eks', region: 'eu-west-1', roleArn: 'arn:aws:iam::123456789012:role/rollouts' };

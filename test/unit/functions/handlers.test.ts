@@ -46,7 +46,7 @@ describe('reconcile handler', () => {
       reconcile: {} as ReconcileDeps, queue: new MemoryQueue(), clock: new ManualClock(), meter: new Meter(),
       run: async (key) => {
         if (key.name === 'broken') throw new Error('boom');
-        return { outcome: 'progressed', phase: 'Progressing', requeueSeconds: null, wakeAt: null, writes: 1, counts: new Meter().snapshot() };
+        return { outcome: 'progressed', phase: 'Progressing', requeueSeconds: null, wakeAt: null, previousWakeAt: null, writes: 1, counts: new Meter().snapshot() };
       },
     }, obs);
     const event: SQSEvent = { Records: [sqsRecord('m1', encodeReconcileMessage(web, 'api')), sqsRecord('m2', encodeReconcileMessage({ ...web, name: 'broken' }, 'api'))] };
@@ -64,10 +64,30 @@ describe('sweep handler', () => {
     await store.saveState(web, { state: activeState({ nextWakeAt: clock.now().toISOString() }), outbox: { history: [], events: [] } }, 0);
     const queue = new MemoryQueue();
     const obs = testObservability();
-    const res = await createSweepHandler({ store, queue, clock, meter: new Meter() }, obs)({ scheduledTime: '2030-01-01T00:00:00Z' }, lambdaContext('sweep'));
-    assert.deepEqual(res, { due: 1, enqueued: 1, truncated: false, scheduledTime: '2030-01-01T00:00:00Z' });
-    assert.deepEqual(queue.sent, [{ key: web, delaySeconds: 0, reason: 'sweep' }]);
+    const config = { resyncPeriodSeconds: 300, sweepIntervalSeconds: 60 };
+    const res = await createSweepHandler({ store, queue, clock, meter: new Meter(), config }, obs)({ scheduledTime: '2030-01-01T00:00:00Z' }, lambdaContext('sweep'));
+    assert.deepEqual({ ...res, resync: 0 }, { due: 1, resync: 0, enqueued: 1, truncated: false, scheduledTime: '2030-01-01T00:00:00Z' });
+    assert.deepEqual(queue.sent, [{ key: web, delaySeconds: 0, reason: 'sweep' }], 'due and resynced at once: queued once');
     assert.equal(obs.metrics.total('DueRollouts'), 1);
+  });
+
+  test('a Healthy rollout is queued by exactly one of the ticks of each resync period (windows from scheduledTime)', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock });
+    await store.putSpec(web, sampleSpec(web), sampleDocument(web), 0);
+    const queue = new MemoryQueue();
+    const handler = createSweepHandler({ store, queue, clock, meter: new Meter(), config: { resyncPeriodSeconds: 300, sweepIntervalSeconds: 60 } }, testObservability());
+    const resynced: number[] = [];
+    for (let minute = 1; minute <= 10; minute++) {
+      const scheduledTime = new Date(Date.parse('2030-01-01T00:00:00Z') + minute * 60_000).toISOString();
+      // Lambda runs late, and the clock says so; the window is still the tick's own.
+      clock.set(new Date(Date.parse(scheduledTime) + 7_000));
+      const res = await handler({ scheduledTime }, lambdaContext('sweep'));
+      if (res.resync > 0) resynced.push(minute);
+    }
+    assert.equal(resynced.length, 2, `resynced at minutes ${resynced.join(', ')}`);
+    assert.equal((resynced[1] ?? 0) - (resynced[0] ?? 0), 5, 'one period apart');
+    assert.equal(queue.sent.length, 2);
   });
 });
 

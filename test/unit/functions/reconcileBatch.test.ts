@@ -1,6 +1,7 @@
 // One SQS batch → one reconcile per key, partial failures per key, follow-up messages.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { WakeScheduler } from '../../../shared/adapters/scheduler/wakeSchedules.ts';
 import { encodeReconcileMessage } from '../../../shared/adapters/sqs/messages.ts';
 import { reconcileBatch, type BatchRecord, type ReconcileBatchDeps } from '../../../shared/app/reconcileBatch.ts';
 import { Meter } from '../../../shared/reconcile/meter.ts';
@@ -22,7 +23,17 @@ function watchEvent(id: string, key: RolloutKey): BatchRecord {
 }
 
 function result(overrides: Partial<ReconcileResult> = {}): ReconcileResult {
-  return { outcome: 'noop', phase: 'Healthy', requeueSeconds: null, wakeAt: null, writes: 0, counts: new Meter().snapshot(), ...overrides };
+  return { outcome: 'noop', phase: 'Healthy', requeueSeconds: null, wakeAt: null, previousWakeAt: null, writes: 0, counts: new Meter().snapshot(), ...overrides };
+}
+
+class RecordingWakeups implements WakeScheduler {
+  readonly calls: string[] = [];
+  async schedule(_key: RolloutKey, at: Date): Promise<void> {
+    this.calls.push(`schedule ${at.toISOString()}`);
+  }
+  async cancel(_key: RolloutKey, at: Date): Promise<void> {
+    this.calls.push(`cancel ${at.toISOString()}`);
+  }
 }
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
@@ -75,16 +86,41 @@ describe('reconcile batch', () => {
     assert.deepEqual(d.queue.sent, [{ key: web, delaySeconds: 1, reason: 'requeue' }]);
   });
 
-  test('a wake-up set by this pass within 15 minutes is scheduled as a delayed message; later ones are left to the sweep', async () => {
-    const soon = deps(async () => result({ outcome: 'progressed', wakeAt: new Date(T0.getTime() + 90_000).toISOString() }));
+  test('a wake-up set by this pass within 15 minutes is a delayed message; a later one a one-off schedule; an unchanged one neither', async () => {
+    const at = (ms: number) => new Date(T0.getTime() + ms).toISOString();
+    const soon = deps(async () => result({ outcome: 'progressed', wakeAt: at(90_000) }));
     await reconcileBatch([record('m1', web)], soon);
     assert.deepEqual(soon.queue.sent, [{ key: web, delaySeconds: 90, reason: 'wake' }]);
-    const later = deps(async () => result({ outcome: 'progressed', wakeAt: new Date(T0.getTime() + 3_600_000).toISOString() }));
+    const later = { ...deps(async () => result({ outcome: 'progressed', wakeAt: at(3_600_000) })), wakeups: new RecordingWakeups() };
     await reconcileBatch([record('m1', web)], later);
     assert.deepEqual(later.queue.sent, []);
-    const unchanged = deps(async () => result({ outcome: 'noop', wakeAt: new Date(T0.getTime() + 90_000).toISOString() }));
+    assert.deepEqual(later.wakeups.calls, [`schedule ${at(3_600_000)}`]);
+    const unchanged = deps(async () => result({ outcome: 'noop', wakeAt: at(90_000), previousWakeAt: at(90_000) }));
     await reconcileBatch([record('m1', web)], unchanged);
-    assert.deepEqual(unchanged.queue.sent, []);
+    assert.deepEqual(unchanged.queue.sent, [], 'the many no-op passes of a pause add no messages');
+    const progressedSameWake = deps(async () => result({ outcome: 'progressed', requeueSeconds: 2, wakeAt: at(90_000), previousWakeAt: at(90_000) }));
+    await reconcileBatch([record('m1', web)], progressedSameWake);
+    assert.deepEqual(progressedSameWake.queue.sent.map((m) => m.reason), ['requeue'], 'a wake-up already sent is not sent again');
+  });
+
+  test('a pass that asks to run again soon AND sets a wake-up leaves both messages (the wake-up is not dropped)', async () => {
+    const d = deps(async () => result({ outcome: 'progressed', requeueSeconds: 2, wakeAt: new Date(T0.getTime() + 10_000).toISOString() }));
+    await reconcileBatch([record('m1', web)], d);
+    assert.deepEqual(d.queue.sent, [{ key: web, delaySeconds: 2, reason: 'requeue' }, { key: web, delaySeconds: 10, reason: 'wake' }]);
+  });
+
+  test('a redelivered message sends the stored wake-up again: the attempt that set it may have died before sending it', async () => {
+    const wake = new Date(T0.getTime() + 30_000).toISOString();
+    const d = deps(async () => result({ outcome: 'noop', wakeAt: wake, previousWakeAt: wake }));
+    await reconcileBatch([{ ...record('m1', web), receiveCount: 2 }], d);
+    assert.deepEqual(d.queue.sent, [{ key: web, delaySeconds: 30, reason: 'wake' }]);
+  });
+
+  test('a wake-up that moved deletes the schedule of the one it replaced', async () => {
+    const far = new Date(T0.getTime() + 7_200_000).toISOString();
+    const d = { ...deps(async () => result({ outcome: 'progressed', wakeAt: null, previousWakeAt: far })), wakeups: new RecordingWakeups() };
+    await reconcileBatch([record('m1', web)], d);
+    assert.deepEqual(d.wakeups.calls, [`cancel ${far}`]);
   });
 
   test('when the re-run cannot be queued the messages fail, so SQS delivers them again', async () => {

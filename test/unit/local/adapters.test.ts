@@ -2,7 +2,7 @@
 // runs again at the next wake-up, and where local mode keeps its files.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { printingPublisher, queueWatchSink, wakeDelaySeconds } from '../../../shared/local/adapters.ts';
+import { nextRun, printingPublisher, queueWatchSink, wakeDelaySeconds } from '../../../shared/local/adapters.ts';
 import { nextTag, renderBanner } from '../../../shared/local/banner.ts';
 import { dataDirPaths, resolveDataDir } from '../../../shared/local/dataDir.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
@@ -12,7 +12,7 @@ const NOW = new Date('2030-01-01T00:00:00Z');
 const clock = { now: () => NOW };
 
 function result(over: Partial<ReconcileResult>): ReconcileResult {
-  return { outcome: 'progressed', phase: 'Progressing', requeueSeconds: null, wakeAt: null, writes: 0, counts: {} as ReconcileResult['counts'], ...over };
+  return { outcome: 'progressed', phase: 'Progressing', requeueSeconds: null, wakeAt: null, previousWakeAt: null, writes: 0, counts: {} as ReconcileResult['counts'], ...over };
 }
 
 describe('local adapters', () => {
@@ -25,11 +25,14 @@ describe('local adapters', () => {
     assert.deepEqual(queue.sent.map((s) => [`${s.key.namespace}/${s.key.name}`, s.reason]), [['default/web', 'watch'], ['shop/api', 'watch']]);
   });
 
-  test('a pass that set a wake-up runs again then (at least 1 s later), unless it is far off or nothing changed', () => {
-    assert.equal(wakeDelaySeconds(result({ wakeAt: '2030-01-01T00:01:00Z' }), clock), 60);
-    assert.equal(wakeDelaySeconds(result({ wakeAt: '2029-12-31T23:59:00Z' }), clock), 1);
-    assert.equal(wakeDelaySeconds(result({ wakeAt: '2030-01-01T02:00:00Z' }), clock), null, 'the sweep finds it');
-    assert.equal(wakeDelaySeconds(result({ outcome: 'noop', wakeAt: '2030-01-01T00:01:00Z' }), clock), null);
+  test('every pass with a wake-up, changed or not, runs again at it: the sooner of the wake-up and "again in n s"', () => {
+    assert.equal(wakeDelaySeconds(result({ wakeAt: '2030-01-01T00:01:00.250Z' }), clock), 60.25);
+    assert.equal(wakeDelaySeconds(result({ wakeAt: '2029-12-31T23:59:00Z' }), clock), 0);
+    assert.equal(wakeDelaySeconds(result({ outcome: 'noop', wakeAt: '2030-01-01T00:01:00Z' }), clock), 60, 'a no-op pass keeps the wake-up alive');
+    assert.equal(wakeDelaySeconds(result({ wakeAt: '2031-01-01T00:00:00Z' }), clock), null, 'beyond a timer: the sweep finds it');
+    assert.deepEqual(nextRun(result({ requeueSeconds: 5, wakeAt: '2030-01-01T00:00:02Z' }), clock), { requeueSeconds: 2, reason: 'wake' });
+    assert.deepEqual(nextRun(result({ requeueSeconds: 1, wakeAt: '2030-01-01T00:00:02Z' }), clock), { requeueSeconds: 1, reason: 'requeue' });
+    assert.deepEqual(nextRun(result({}), clock), { requeueSeconds: null, reason: 'requeue' });
   });
 
   test('transitions are printed one line each', async () => {
@@ -52,8 +55,11 @@ describe('data directory and banner', () => {
   test('the banner says what runs where and gives the next commands for the demo', () => {
     const text = renderBanner({
       endpoint: 'http://127.0.0.1:4000', paths: dataDirPaths('/src/app/.rollouts'), principal: 'me', podReadyDelayMs: 2000, sweepSeconds: 10, startupMs: 6400, cwd: '/src/app',
-      cluster: { kind: 'sandbox', server: 'https://127.0.0.1:6443', version: 'v1.34.4', why: null, demo: { namespace: 'default', name: 'web', replicas: 10, images: { app: 'nginx:1.27' } } },
+      resyncSeconds: 30, watched: ['Deployment', 'ReplicaSet', 'StatefulSet'],
+      cluster: { kind: 'sandbox', server: 'https://127.0.0.1:6443', version: 'v1.34.4', why: null, restarted: true, demo: { namespace: 'default', name: 'web', replicas: 10, images: { app: 'nginx:1.27' } } },
     });
+    assert.match(text, /every rollout resynced every 30 s,\n {12}watches on Deployments, ReplicaSets, StatefulSets/);
+    assert.match(text, /started again with everything of the last run; kept when serve stops: `--fresh` starts over/);
     assert.match(text, /^ {2}API {7}http:\/\/127\.0\.0\.1:4000 {2}\(in \.rollouts\/endpoint;/m);
     assert.match(text, /embedded DynamoDB \(dynalite\) in \.rollouts\/sandbox\/dynamodb/);
     assert.match(text, /Deployment default\/web: 10 replicas, app=nginx:1\.27/);

@@ -96,6 +96,41 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     assert.equal(runs, 1);
   });
 
+  it('keeps the wake-up a pass asked for when a rerun was requested while it ran (the wake-up is not merged away)', async () => {
+    const gate = deferred();
+    const runs: { reason: string; at: number }[] = [];
+    const scheduled: string[] = [];
+    const t0 = Date.now();
+    const q = new LocalKeyedQueue(async (_k, reason) => {
+      runs.push({ reason, at: Date.now() - t0 });
+      if (runs.length === 1) {
+        await gate.promise;
+        return { requeueSeconds: 0.15, reason: 'wake' }; // a timed pause ends in 150 ms
+      }
+      return { requeueSeconds: null };
+    }, { onScheduled: (_k, _at, reason) => scheduled.push(reason) });
+    await q.enqueue(key('a'), { reason: 'api' });
+    await new Promise((r) => setImmediate(r));
+    await q.enqueue(key('a'), { reason: 'watch' }); // while the first pass runs
+    gate.resolve();
+    await q.idle();
+    assert.deepEqual(runs.map((r) => r.reason), ['api', 'watch', 'wake'], 'the rerun ran at once and the wake-up still fired');
+    assert.deepEqual(scheduled, ['wake']);
+    assert.ok((runs[2]?.at ?? 0) >= 150, `the wake-up ran at ${runs[2]?.at} ms`);
+  });
+
+  it('an ask "now" does not cancel a pending wake-up', async () => {
+    const runs: string[] = [];
+    const q = new LocalKeyedQueue(async (_k, reason) => {
+      runs.push(reason);
+      return { requeueSeconds: null };
+    });
+    await q.enqueue(key('a'), { delaySeconds: 0.05, reason: 'wake' });
+    await q.enqueue(key('a'), { reason: 'watch' });
+    await q.idle();
+    assert.deepEqual(runs, ['watch', 'wake']);
+  });
+
   it('stops taking work and waits for runs in progress', async () => {
     const gate = deferred();
     let finished = false;

@@ -72,6 +72,32 @@ export function writeCredentials(pkiDir: string, extraUsers: readonly ExtraToken
 }
 
 /**
+ * The credentials of an earlier start in `pkiDir`, when they are complete and cover the users asked
+ * for: a restarted persistent control plane keeps its service-account keys (the tokens it signed
+ * stay valid) and its bearer tokens (every kubeconfig handed out keeps working). Otherwise new ones.
+ */
+export function reuseOrWriteCredentials(pkiDir: string, extraUsers: readonly ExtraTokenUser[] = []): Credentials & { reused: boolean } {
+  checkExtraUsers(extraUsers);
+  const tokenFile = path.join(pkiDir, 'tokens.csv');
+  const serviceAccountPrivateKey = path.join(pkiDir, 'sa.key');
+  const serviceAccountPublicKey = path.join(pkiDir, 'sa.pub');
+  if ([tokenFile, serviceAccountPrivateKey, serviceAccountPublicKey].every((f) => fs.existsSync(f))) {
+    const tokens = new Map<string, string>();
+    for (const line of fs.readFileSync(tokenFile, 'utf8').split('\n')) {
+      const [token, user] = line.split(',');
+      if (token && user) tokens.set(user, token);
+    }
+    const adminToken = tokens.get('admin');
+    const rolloutsToken = tokens.get(ROLLOUTS_USER);
+    if (adminToken && rolloutsToken && extraUsers.every((u) => tokens.has(u.name))) {
+      const extraTokens = Object.fromEntries(extraUsers.map((u) => [u.name, tokens.get(u.name) as string]));
+      return { adminToken, rolloutsToken, extraTokens, tokenFile, serviceAccountPrivateKey, serviceAccountPublicKey, reused: true };
+    }
+  }
+  return { ...writeCredentials(pkiDir, extraUsers), reused: false };
+}
+
+/**
  * A kubeconfig with a bearer token. The apiserver serves a self-signed certificate it generated in
  * its cert dir, so clients skip verification: acceptable on loopback for a throwaway cluster.
  */

@@ -1,6 +1,12 @@
 // One long-running control-plane process (etcd, kube-apiserver, ...): spawned in its own process
 // group with stdout+stderr appended to a log file, stopped with SIGTERM then SIGKILL, and killed
-// synchronously if the Node process dies first.
+// synchronously if the Node process exits first.
+// A Node process that is SIGKILLed runs no exit hook, and Linux's parent-death signal (prctl
+// PR_SET_PDEATHSIG) cannot be set from Node. So each component runs under a small bash supervisor
+// (SUPERVISOR below) whose stdin is a pipe only this process holds open: when this process dies,
+// however it dies, the kernel closes that pipe, the supervisor reads end-of-file and sends the
+// component SIGTERM. No polling. The supervisor is the group leader, so signalling the group
+// (stop(), the exit hook) reaches both.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +26,25 @@ export interface DaemonOptions {
 }
 
 const LOG_TAIL_BYTES = 64 * 1024;
+
+/**
+ * `bash -c SUPERVISOR rollouts-supervisor <binary> <args...>`: runs the component in the background
+ * (stdin /dev/null), forwards SIGTERM/SIGINT to it, waits for it and exits with its status; a
+ * second job waits for end-of-file on the inherited stdin (fd 3), the parent's death, and then
+ * terminates the component. Background jobs of a non-interactive shell stay in its process group.
+ */
+export const SUPERVISOR = [
+  '"$@" </dev/null &',
+  'child=$!',
+  '{ IFS= read -r _ <&3; kill -TERM "$child" 2>/dev/null; } 3<&0 </dev/null &',
+  'watcher=$!',
+  'trap \'kill -TERM "$child" 2>/dev/null\' TERM INT',
+  'status=0',
+  'while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done',
+  'kill "$watcher" 2>/dev/null',
+  'exit "$status"',
+].join('\n');
+export const SUPERVISOR_NAME = 'rollouts-supervisor';
 
 export class Daemon {
   readonly name: string;
@@ -68,7 +93,10 @@ export class Daemon {
     try {
       fs.writeSync(fd, `# ${[binary, ...args].join(' ')}\n`);
       const env = options.env ? { ...process.env, ...options.env } : process.env;
-      const child = spawn(binary, args, { detached: true, stdio: ['ignore', fd, fd], env, cwd: options.cwd });
+      const child = spawn('bash', ['-c', SUPERVISOR, SUPERVISOR_NAME, binary, ...args], { detached: true, stdio: ['pipe', fd, fd], env, cwd: options.cwd });
+      // Never written, and not keeping the event loop alive: it only has to close when we die.
+      child.stdin?.on('error', () => undefined);
+      (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
       return new Daemon(name, logPath, child);
     } finally {
       fs.closeSync(fd);

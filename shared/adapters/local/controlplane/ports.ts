@@ -37,3 +37,13 @@ export async function freePorts(count: number): Promise<number[]> {
     await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
   }
 }
+
+/** Whether nothing listens on `port` of 127.0.0.1 now (so a restarted component can bind it again). */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
