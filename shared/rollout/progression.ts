@@ -71,20 +71,22 @@ function progressSteps(d: Draft, rel: Release): void {
     if (!step) break;
     const desired = cumulativeTarget(d, rel.stepIndex, total);
     const distribution = { [rel.targetRevision]: desired, [rel.stableRevision]: total - desired };
+    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false });
     if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
-      d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution });
-      if (!batchDone(d, rel, desired, distribution)) {
-        rel.stepState = reachedSpec(d.view.revisions, distribution) ? 'Verifying' : 'Upgrading';
+      if (!batchDone(d, rel, desired)) {
+        rel.stepState = targetOf(d, rel).desired >= desired ? 'Verifying' : 'Upgrading';
         checkDeadline(d, rel);
-        if (rel.failure === null && d.release === rel) d.requeue(MOVING_REQUEUE_SECONDS);
+        if (rel.failure === null && d.release === rel) {
+          d.requeue(MOVING_REQUEUE_SECONDS);
+          // A pod that is Ready but not yet Available (minReadySeconds) sends no event when it turns Available.
+          if (d.view.nextAvailableAt !== null) d.requeueAt(new Date(d.view.nextAvailableAt));
+        }
         return;
       }
       rel.stepReadyAt = now.toISOString();
-      d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and ready`);
+      d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and available`);
       rel.stepState = step.pause.type === 'none' ? 'StepReady' : 'StepPaused';
       if (step.pause.type === 'approval') d.emit(EVENT.AwaitingApproval, `step ${rel.stepIndex + 1} is waiting for approval`);
-    } else {
-      d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution });
     }
     if (rel.stepState === 'StepPaused') {
       if (step.pause.type !== 'timed') return;
@@ -121,16 +123,20 @@ function gateOpensAt(d: Draft, rel: Release): { at: Date; why: 'start' | 'window
   return { at: opens, why: 'window' };
 }
 
-function batchDone(d: Draft, rel: Release, desired: number, distribution: Distribution): boolean {
-  const revisions = d.view.revisions;
-  if (!reachedSpec(revisions, distribution) || !othersDrained(revisions, distribution)) return false;
-  const target = revisions.find((r) => r.id === rel.targetRevision);
-  return isBatchReady({
-    desired,
-    updated: target?.current ?? 0,
-    updatedReady: target?.ready ?? 0,
-    failureThreshold: d.spec.failureThreshold,
-  });
+/**
+ * Kruise's batch readiness, on the target revision alone: it has the batch's pods (more is fine, a
+ * target is never shrunk in a forward step), and enough of them are Available — Ready for the
+ * workload's minReadySeconds. Surplus pods of other revisions may still be going away: they only
+ * add capacity, and the driver keeps draining them while the step pauses.
+ */
+function batchDone(d: Draft, rel: Release, desired: number): boolean {
+  const target = targetOf(d, rel);
+  if (target.desired < desired) return false;
+  return isBatchReady({ desired, updated: target.current, updatedReady: target.available, failureThreshold: d.spec.failureThreshold });
+}
+
+function targetOf(d: Draft, rel: Release): Pick<RevisionView, 'desired' | 'current' | 'available'> {
+  return d.view.revisions.find((r) => r.id === rel.targetRevision) ?? { desired: 0, current: 0, available: 0 };
 }
 
 function checkDeadline(d: Draft, rel: Release): void {
@@ -157,13 +163,14 @@ function finalize(d: Draft, rel: Release): void {
   const view = d.view;
   if (!rel.templateSet) {
     if (view.templateRevision !== rel.targetRevision) {
-      d.actions.push({ type: 'restore-template', revision: rel.targetRevision });
+      d.actions.push({ type: 'restore-template', revision: rel.targetRevision, strategy: rel.strategy });
       d.requeue(HANDOVER_REQUEUE_SECONDS);
       return;
     }
     rel.templateSet = true;
   }
   const full: Distribution = { [rel.targetRevision]: view.replicas };
+  const last = { type: 'distribute', target: rel.targetRevision, distribution: full, strategy: rel.strategy, final: true } as const;
   const target = view.revisions.find((r) => r.id === rel.targetRevision);
   const settled =
     reachedSpec(view.revisions, full) &&
@@ -172,7 +179,7 @@ function finalize(d: Draft, rel: Release): void {
     target.current === view.replicas &&
     target.available === view.replicas;
   if (!settled) {
-    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution: full });
+    d.actions.push(last);
     if (rel.kind === 'release') checkDeadline(d, rel);
     if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
     return;

@@ -13,11 +13,19 @@ export interface Observation {
   /** Controller children: ReplicaSets (Deployment), ControllerRevisions (StatefulSet/DaemonSet). */
   children: KubeObject[];
   pods: KubeObject[];
+  /** Objects read by name that are not (yet) the workload's, e.g. what holds the name of a child about to be created. */
+  others?: KubeObject[];
+  /**
+   * When it was read, on the reconcile's clock: how long a pod has been Ready (minReadySeconds) is
+   * judged against it. Absent: the wall clock.
+   */
+  now?: Date;
 }
 
 export interface WorkloadDriver {
   readonly kind: WorkloadKind;
-  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation>;
+  /** `now` (the reconcile's clock) is recorded on the observation. */
+  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation>;
   view(obs: Observation): WorkloadView;
   /**
    * The next writes that move the cluster toward the planned actions, in order. Level-based: it is
