@@ -194,6 +194,11 @@ export class Scenario {
     return { state, deployment, replicaSets: rsList.items, pods: podsByImage(podList.items) };
   }
 
+  /** A snapshot once the rollout is gone (its STATE reads as the initial one). */
+  snapshotWithoutState(): Promise<Snapshot> {
+    return this.snapshot();
+  }
+
   async setImage(image: string): Promise<void> {
     await this.apps.patchNamespacedDeployment({ name: 'web', namespace: this.namespace, body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } } }, mergePatchContainers);
   }
