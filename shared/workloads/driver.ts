@@ -34,4 +34,9 @@ export interface WorkloadDriver {
    * `view` is this observation's view when the caller already has it (computed otherwise).
    */
   writes(obs: Observation, actions: Action[], view?: WorkloadView): KubeWrite[];
+  /**
+   * Why no Rollout can release this workload as it stands, checked when a Rollout is applied (the
+   * API reads the workload once); [] when it can. Optional: kinds without such a rule omit it.
+   */
+  applyProblems?(workload: KubeObject): string[];
 }

@@ -6,7 +6,7 @@
 //    updated pods have been Ready for 5 s (ordering of the events and the pods' Ready times).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine, sleep, type Snapshot } from '../support/engine.ts';
+import { Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
 import { Kubectl } from '../support/kubectl.ts';
 import { EVENT } from '../../shared/rollout/events.ts';
 import { ORIGINAL_ANNOTATIONS, ORIGINAL_MAX_SURGE } from '../../shared/workloads/deployment/originals.ts';
@@ -82,7 +82,7 @@ describe('the MinReadySeconds contract and Available pods', () => {
 });
 
 /** Ready lastTransitionTime of the oldest pod of V2 (batch 1's pod), from the apiserver. */
-async function newPodReadySince(s: { core: import('@kubernetes/client-node').CoreV1Api; namespace: string }): Promise<number> {
+async function newPodReadySince(s: Scenario): Promise<number> {
   const pods = (await s.core.listNamespacedPod({ namespace: s.namespace })).items.filter((p) => p.spec?.containers[0]?.image === V2);
   const times = pods.map((p) => p.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'True')?.lastTransitionTime?.getTime() ?? Number.POSITIVE_INFINITY);
   return Math.min(...times);

@@ -7,6 +7,7 @@ import type { ClusterClient } from '../../reconcile/ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec, templateOf } from '../common/objects.ts';
+import { userStrategy } from './deploymentObjects.ts';
 import { readOriginals } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
 import { revisionId } from './revision.ts';
@@ -49,9 +50,19 @@ function pendingReplicaSetName(obs: Observation, noMinReadyRelease: boolean): st
   return newReplicaSetName(d, owned, hash);
 }
 
+/**
+ * Both strategies release through RollingUpdate; a Recreate Deployment would replace every pod at
+ * once. The user's strategy: a Partition release in flight keeps it in an annotation.
+ */
+function applyProblems(d: KubeObject): string[] {
+  if (userStrategy(d).type !== 'Recreate') return [];
+  return [`Deployment ${d.metadata.namespace ?? ''}/${d.metadata.name} has spec.strategy.type Recreate, which replaces every pod at once; batches need RollingUpdate: change the Deployment's strategy first`];
+}
+
 export const deploymentDriver: WorkloadDriver = {
   kind: 'Deployment',
   observe,
   view: deploymentView,
   writes: deploymentWrites,
+  applyProblems,
 };
