@@ -39,4 +39,9 @@ export interface WorkloadDriver {
    * API reads the workload once); [] when it can. Optional: kinds without such a rule omit it.
    */
   applyProblems?(workload: KubeObject): string[];
+  /**
+   * What handing the workload back (a deleted Rollout) leaves on it, as "field: value" lines for
+   * people, read from the workload alone. Optional.
+   */
+  handBackSummary?(workload: KubeObject): string[];
 }

@@ -7,8 +7,8 @@ import type { ClusterClient } from '../../reconcile/ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec, templateOf } from '../common/objects.ts';
-import { userStrategy } from './deploymentObjects.ts';
-import { readOriginals } from './originals.ts';
+import { inTakeover, userStrategy } from './deploymentObjects.ts';
+import { describeOriginals, readOriginals } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
 import { revisionId } from './revision.ts';
 import { deploymentView, ownedReplicaSets } from './view.ts';
@@ -59,10 +59,21 @@ function applyProblems(d: KubeObject): string[] {
   return [`Deployment ${d.metadata.namespace ?? ''}/${d.metadata.name} has spec.strategy.type Recreate, which replaces every pod at once; batches need RollingUpdate: change the Deployment's strategy first`];
 }
 
+function handBackSummary(d: KubeObject): string[] {
+  const lines: string[] = [];
+  const read = readOriginals(d);
+  if (read.state === 'ok') lines.push(...describeOriginals(read.originals));
+  else if (read.state === 'broken') lines.push(`the rollouts.kruise.io/original-* annotations are damaged; what they still say is restored, the rest goes back to the Kubernetes defaults (${read.problems.length} problem(s))`);
+  if (inTakeover(d)) lines.push(`spec.strategy: ${JSON.stringify(userStrategy(d))}`);
+  if (spec(d).paused === true || read.state !== 'absent' || inTakeover(d)) lines.push('spec.paused: false (the Deployment controller rolls it from now on)');
+  return lines;
+}
+
 export const deploymentDriver: WorkloadDriver = {
   kind: 'Deployment',
   observe,
   view: deploymentView,
   writes: deploymentWrites,
   applyProblems,
+  handBackSummary,
 };
