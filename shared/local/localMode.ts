@@ -119,9 +119,9 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       signal: watchStop.signal,
       clock,
       log: printingWatchLog(log),
-      // Snappier than the Lambda's defaults: one small Query every 5 s, and a 250 ms coalescing window.
+      // Snappier than the Lambda's defaults: one small Query every 5 s, and a 50 ms coalescing window.
       refreshMs: 5000,
-      windowMs: 250,
+      windowMs: 50,
     }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
     cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await watching; } });
 

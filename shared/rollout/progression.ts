@@ -70,6 +70,12 @@ function progressSteps(d: Draft, rel: Release): void {
     const step = d.spec.steps[rel.stepIndex];
     if (!step) break;
     const desired = cumulativeTarget(d, rel.stepIndex, total);
+    if (rel.stepIndex === d.spec.steps.length - 1 && step.pause.type === 'none' && desired === total && rel.stepState === 'Upgrading') {
+      // A last step of every pod with nothing after it is the finish itself: moving pods to 100% is
+      // what finalizing does (where a driver may let the native controller do it), so do it once.
+      startFinalizing(d, rel, 'last step: every pod to the new revision, then hand back');
+      return;
+    }
     const distribution = { [rel.targetRevision]: desired, [rel.stableRevision]: total - desired };
     d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false });
     if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
@@ -100,9 +106,7 @@ function progressSteps(d: Draft, rel: Release): void {
     // StepReady: on to the next step, or to the end.
     d.actions.pop();
     if (rel.stepIndex + 1 >= d.spec.steps.length) {
-      rel.finalizing = true;
-      rel.stepStartedAt = now.toISOString(); // the remaining moves get their own deadline
-      d.emit(EVENT.Finalizing, 'last step done: finishing the release');
+      startFinalizing(d, rel, 'last step done: finishing the release');
       return;
     }
     rel.stepIndex += 1;
@@ -111,6 +115,12 @@ function progressSteps(d: Draft, rel: Release): void {
     rel.stepReadyAt = null;
     d.emit(EVENT.StepStarted, `step ${rel.stepIndex + 1} of ${d.spec.steps.length} started`);
   }
+}
+
+function startFinalizing(d: Draft, rel: Release, why: string): void {
+  rel.finalizing = true;
+  rel.stepStartedAt = d.now.toISOString(); // the remaining moves get their own deadline
+  d.emit(EVENT.Finalizing, why);
 }
 
 /** When a closed window or a scheduled start releases the gate, or null if it is open now. */

@@ -8,7 +8,8 @@
 //     replacement is created);
 //  3. never Recreate behaviour: the Deployment is never seen unpaused on strategy Recreate;
 //  4. Partition strategy only (`partition: true`): the native Deployment controller changes no
-//     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, and
+//     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
+//     size a lone active ReplicaSet to N (which it does paused or not, k8s-semantics §4), and
 //     creates no ReplicaSet (attribution from managedFields: the manager owning spec.replicas is the
 //     one that last set it). Under MinReadySeconds the native controller is the one moving pods;
 //  5. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
@@ -153,7 +154,9 @@ export class InvariantWatcher {
     }
     const before = this.replicaSets.get(rs.metadata.name);
     if (type !== 'MODIFIED' || !before || before.spec?.replicas === rs.spec?.replicas) return;
-    if (manager === NATIVE_CONTROLLER && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
+    const loneToN = Number(rs.spec?.replicas) === Number(this.deployment?.spec?.replicas) &&
+      [...this.replicaSets.values()].every((o) => o.metadata.name === rs.metadata.name || Number(o.spec?.replicas ?? 0) === 0);
+    if (manager === NATIVE_CONTROLLER && !loneToN && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
       this.violations.push(`the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment`);
     }
   }

@@ -19,8 +19,9 @@
 //  4. Draining further than the user's maxUnavailable (a big batch) is ours to do, by scaling old
 //     ReplicaSets, and only as far as truly Available pods allow: Available under the user's
 //     ORIGINAL minReadySeconds, the pods of the batch included (seed 001's sliding window).
-//  5. Surge first: old pods are removed only when the batch needs the room, or when the batch's
-//     pods already cover them (nothing dips below N for nothing).
+//  5. Surge first: old pods are removed only when the batch needs the room, or once every pod of
+//     the batch is Available and covers them (nothing dips below N for nothing, and the budget does
+//     not change with each pod that turns Available: every change costs the controller a sync).
 
 export interface BudgetInput {
   /** N: the Deployment's spec.replicas. */
@@ -65,7 +66,8 @@ export function chooseBudget(x: BudgetInput): Budget {
   const floor = Math.max(n - batch + keep, oldDesired - unready - Math.max(0, truly - (n - unavailable)));
   // How low they must go for the surge to reach the batch, and how low they may go without dipping below N.
   const needed = n + surge - batch;
-  const covered = oldDesired - unready - Math.max(0, truly - n);
+  const landed = Math.max(0, x.newAvailable) >= batch;
+  const covered = landed ? oldDesired - unready - Math.max(0, truly - n) : oldDesired;
   const oldTarget = Math.min(oldDesired, Math.max(floor, Math.min(needed, covered)));
 
   let maxUnavailable = Math.max(0, Math.min(unavailable, n - oldTarget));
