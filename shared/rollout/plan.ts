@@ -42,15 +42,20 @@ export function plan(
 
   // Detect first: a template changed while the workload was handed back starts a release that must be held.
   detectNewRevision(d);
+  // The workload's own marks are the truth about the strategy in flight (a STATE restored from an
+  // older backup, or written by another version, may say otherwise).
+  if (d.release && d.view.strategy !== null && d.release.strategy !== d.view.strategy) d.release.strategy = d.view.strategy;
+  d.actions.push(...d.commandActions);
+  if (!spec.paused && !s.userPaused) progress(d);
+
   // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A
   // workload that still carries a release strategy's changes is never left unheld, finalizing or not.
+  // Decided after progressing, so a hand-back this very pass decides (or a crashed one replays) is not
+  // undone; the hold goes first all the same, before any move.
   if (!d.view.held && (!d.release?.finalizing || d.view.strategy !== null)) {
-    d.actions.push({ type: 'hold' });
+    d.actions.unshift({ type: 'hold' });
     if (d.release) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
   }
-  d.actions.push(...d.commandActions);
-
-  if (!spec.paused && !s.userPaused) progress(d);
   return finish(d);
 }
 

@@ -134,14 +134,15 @@ function gateOpensAt(d: Draft, rel: Release): { at: Date; why: 'start' | 'window
 }
 
 /**
- * Kruise's batch readiness, on the target revision alone: it has the batch's pods (more is fine, a
- * target is never shrunk in a forward step), and enough of them are Available — Ready for the
- * workload's minReadySeconds. Surplus pods of other revisions may still be going away: they only
- * add capacity, and the driver keeps draining them while the step pauses.
+ * Kruise's batch readiness, on the target revision: it has the batch's pods (more is fine, a target
+ * is never shrunk in a forward step) and enough of them are Available — Ready for the workload's
+ * minReadySeconds; and no revision still runs pods beyond what is asked of it (they are on their way
+ * out, e.g. a StatefulSet's pods below the partition on an interrupted revision). Surplus asked of
+ * other revisions is fine: it only adds capacity, and the driver drains it while the step pauses.
  */
 function batchDone(d: Draft, rel: Release, desired: number): boolean {
   const target = targetOf(d, rel);
-  if (target.desired < desired) return false;
+  if (target.desired < desired || d.view.revisions.some((r) => r.current > r.desired)) return false;
   return isBatchReady({ desired, updated: target.current, updatedReady: target.available, failureThreshold: d.spec.failureThreshold });
 }
 

@@ -26,8 +26,8 @@ describe('release engine scenarios on the real control plane', () => {
     s.watcher?.assertClean();
   }
 
-  it('restarts the batch when the workload is scaled 10 → 20 during step 2 and ends at 10 of 20 new', async () => {
-    const s = await started('scale');
+  it('Partition: restarts the batch when the workload is scaled 10 → 20 during step 2 and ends at 10 of 20 new', async () => {
+    const s = await started('scale', { deploymentStrategy: 'Partition' });
     await s.setImage(V2);
     await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
     await s.command({ type: 'approve' });
@@ -38,6 +38,22 @@ describe('release engine scenarios on the real control plane', () => {
       'batch 2 against 20 replicas',
     );
     assert.deepEqual(podCounts(snap), { [V1]: [10, 10], [V2]: [10, 10] });
+    assert.ok(engine.events.events.some((e) => e.type === EVENT.BatchRestarted && e.rollout.namespace === s.namespace));
+    finish(s);
+  });
+
+  it('MinReadySeconds: a scale 10 → 20 during step 2 is spread over both revisions by the native controller; the batch restarts and is never shrunk', async () => {
+    const s = await started('scale-minready');
+    await s.setImage(V2);
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.command({ type: 'approve' });
+    await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2');
+    await s.scale(20);
+    const snap = await s.reconcileUntil(
+      (x) => x.state.release?.observedReplicas === 20 && x.state.release.stepState === 'StepPaused' && (x.pods[V2]?.ready ?? 0) + (x.pods[V1]?.ready ?? 0) === 20,
+      'batch 2 against 20 replicas',
+    );
+    assert.ok((snap.pods[V2]?.ready ?? 0) >= 10, `at least 50% of 20 new: ${JSON.stringify(podCounts(snap))}`);
     assert.ok(engine.events.events.some((e) => e.type === EVENT.BatchRestarted && e.rollout.namespace === s.namespace));
     finish(s);
   });
@@ -93,7 +109,7 @@ describe('release engine scenarios on the real control plane', () => {
     const snap = await s.reconcileUntil((x) => x.state.phase === 'Failed', 'the deadline', 30_000);
     assert.match(snap.state.message, /did not become ready within 4s/);
     assert.equal(snap.pods[V2]?.ready ?? 0, 0);
-    assert.equal(snap.pods[V1]?.ready, 3, 'one pod moved, within the maxUnavailable budget');
+    assert.ok((snap.pods[V1]?.ready ?? 0) >= 3, 'at most one stable pod gone, within the maxUnavailable budget');
     finish(s);
   });
 

@@ -39,7 +39,7 @@ export function statefulSetView(obs: Observation): WorkloadView {
     exists: true,
     replicas: total,
     templateRevision: template ?? '',
-    revisions: revisionViews(revisions, pods, minReady, now),
+    revisions: revisionViews(revisions, pods, minReady, now, asked(set, total)),
     held: isHeld(set),
     observed,
     nativeComplete: nativeComplete(set, total, observed),
@@ -89,7 +89,22 @@ function nativeComplete(set: KubeObject, total: number, observed: boolean): bool
     num(st.replicas) === total && num(st.updatedReplicas) === total && num(st.readyReplicas) === total;
 }
 
-function revisionViews(revisions: KubeObject[], pods: KubeObject[], minReadySeconds: number, now: Date): RevisionView[] {
+/**
+ * Pods each revision is meant to have: the controller puts the update revision on every ordinal at
+ * or above the partition and the current revision below it (a pod of another revision there is a
+ * stray the driver replaces, strays.ts). What a Deployment's ReplicaSet spec.replicas says.
+ */
+function asked(set: KubeObject, total: number): Map<string, number> {
+  const update = updateRevisionOf(set);
+  const current = currentRevisionOf(set) || update;
+  const above = Math.max(0, Math.min(total, total - partitionOf(set)));
+  const out = new Map<string, number>();
+  out.set(current, (out.get(current) ?? 0) + (total - above));
+  out.set(update, (out.get(update) ?? 0) + above);
+  return out;
+}
+
+function revisionViews(revisions: KubeObject[], pods: KubeObject[], minReadySeconds: number, now: Date, meant: Map<string, number>): RevisionView[] {
   const byId = new Map<string, RevisionView>();
   for (const cr of revisions) {
     byId.set(cr.metadata.name, {
@@ -101,11 +116,14 @@ function revisionViews(revisions: KubeObject[], pods: KubeObject[], minReadySeco
   for (const pod of pods) {
     const id = podRevision(pod);
     const view = byId.get(id) ?? { id, number: 0, images: images({ spec: spec(pod) }), desired: 0, current: 0, ready: 0, available: 0 };
-    view.desired += 1;
     view.current += 1;
     if (isPodReady(pod)) view.ready += 1;
     if (isAvailable(pod, minReadySeconds, now)) view.available += 1;
     byId.set(id, view);
+  }
+  for (const [id, n] of meant) {
+    const view = byId.get(id);
+    if (view) view.desired = n;
   }
   return [...byId.values()].sort((a, b) => b.number - a.number || a.id.localeCompare(b.id));
 }
