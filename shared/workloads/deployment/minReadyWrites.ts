@@ -33,6 +33,10 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
   if (!d || !view.exists) return [];
   const read = readOriginals(d);
   const originals = read.state === 'ok' ? read.originals : null;
+  // Only a deleted rollout hands back a Deployment whose annotations are broken (a Degraded release
+  // touches nothing else): what can be read is restored, the rest goes back to the Kubernetes
+  // defaults rather than staying inflated forever.
+  const restorable = read.state === 'ok' ? read.originals : read.state === 'broken' ? read.salvaged : null;
   const owned = ownedReplicaSets(obs);
   const patch: Patch = { spec: {}, annotations: {}, reasons: [] };
   let drains: KubeWrite[] = [];
@@ -79,11 +83,11 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
 
   if (handBack) {
     // A hand-back replaces whatever pacing this pass computed (a rollback ends the batch).
-    const back = handBackPatch(d, originals);
+    const back = handBackPatch(d, restorable);
     patch.spec = back.spec;
     patch.annotations = back.annotations;
     patch.reasons = back.reasons;
-    drains = uninflatedOldReplicaSets(owned, originals, restored?.revision ?? revisionId(templateOf(d)));
+    drains = uninflatedOldReplicaSets(owned, restorable, restored?.revision ?? revisionId(templateOf(d)));
   }
   if (restored !== null && restored.template !== undefined) {
     patch.spec.template = restored.template;
@@ -183,12 +187,11 @@ function scaleDown(rs: KubeObject, replicas: number): KubeWrite {
   };
 }
 
-/** Restore the user's fields and remove the annotations in one patch; unpause. */
+/** Restore the user's fields (none when nothing was taken over) and remove the annotations in one patch; unpause. */
 function handBackPatch(d: KubeObject, originals: Originals | null): Patch {
   const out: Patch = { spec: {}, annotations: droppedOriginals(d), reasons: [] };
-  const restore = originals ?? salvagedOriginals(d);
-  if (restore !== null) {
-    Object.assign(out.spec, restoredFields(restore));
+  if (originals !== null) {
+    Object.assign(out.spec, restoredFields(originals));
     out.reasons.push('hand back: restore the user\'s minReadySeconds, progressDeadlineSeconds, maxSurge and maxUnavailable');
   }
   if (spec(d).paused === true) {
@@ -196,25 +199,6 @@ function handBackPatch(d: KubeObject, originals: Originals | null): Patch {
     out.reasons.push('unpause (hand back to the Deployment controller)');
   }
   return out;
-}
-
-/**
- * Only a deleted rollout hands back a Deployment whose annotations are broken (a Degraded release
- * touches nothing else): what can be read is restored, the rest goes back to the Kubernetes
- * defaults rather than staying inflated forever. null when nothing was taken over.
- */
-function salvagedOriginals(d: KubeObject): Originals | null {
-  const read = readOriginals(d);
-  if (read.state === 'absent') return null;
-  const a = d.metadata.annotations ?? {};
-  const intOf = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : null);
-  const ioOf = (v: string | undefined) => (v !== undefined && /^\d+%?$/.test(v) ? (v.endsWith('%') ? (v as `${number}%`) : Number(v)) : null);
-  return {
-    minReadySeconds: intOf(a['rollouts.kruise.io/original-min-ready-seconds']),
-    progressDeadlineSeconds: intOf(a['rollouts.kruise.io/original-progress-deadline-seconds']),
-    maxUnavailable: ioOf(a['rollouts.kruise.io/original-max-unavailable']),
-    maxSurge: ioOf(a['rollouts.kruise.io/original-max-surge']),
-  };
 }
 
 /**

@@ -30,7 +30,8 @@ export interface Originals {
 export type OriginalsRead =
   | { state: 'absent' }
   | { state: 'ok'; originals: Originals }
-  | { state: 'broken'; problems: string[] };
+  /** `salvaged`: what the readable annotations say, the rest unset (what a deleted rollout restores). */
+  | { state: 'broken'; problems: string[]; salvaged: Originals };
 
 /** A MinReadySeconds release is in flight: any annotation is there, or the field is still inflated. */
 export function inMinReadyTakeover(d: KubeObject): boolean {
@@ -62,7 +63,7 @@ export function readOriginals(d: KubeObject): OriginalsRead {
     maxUnavailable: read(ORIGINAL_MAX_UNAVAILABLE, intOrPercent, 'maxUnavailable (an integer or a percent)'),
     maxSurge: read(ORIGINAL_MAX_SURGE, intOrPercent, 'maxSurge (an integer or a percent)'),
   };
-  return problems.length > 0 ? { state: 'broken', problems } : { state: 'ok', originals };
+  return problems.length > 0 ? { state: 'broken', problems, salvaged: originals } : { state: 'ok', originals };
 }
 
 /** The live values, as the snapshot a release starts with. */
