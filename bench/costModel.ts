@@ -1,6 +1,7 @@
 // Area 6 — monthly cost model at list prices (lib/prices.ts), from the units measured by the other
 // areas and the stack's own settings (lib/infra.ts). Every line says whether its quantity is
 // measured here, read from infra, or modelled (an assumption, stated in `how`).
+import { DEFAULT_DEPLOYMENT_STRATEGY } from '../shared/rollout/types.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { measureCatalogUnits, type CatalogUnits } from './lib/catalogUnits.ts';
 import { HOURS_PER_MONTH, readInfra, type InfraValues } from './lib/infra.ts';
@@ -131,7 +132,9 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
 
   const size = release.sizes.find((s) => s.replicas === RELEASE_REPLICAS);
   if (!size) throw new Error(`the release results have no ${RELEASE_REPLICAS}-replica run`);
-  const o = size.ours;
+  // The default strategy's release (MinReadySeconds) is the one a user pays for.
+  const o = size.ours.find((x) => x.strategy === DEFAULT_DEPLOYMENT_STRATEGY) ?? size.ours[0];
+  if (!o) throw new Error(`the release results have no run of ${RELEASE_REPLICAS} replicas`);
   const reconciles = o.reconciles.count;
   const sweepMessages = Math.ceil(o.totalMs.value / 60_000);
   const messages = o.watchNotices + o.reconciles.askedToRunAgain + sweepMessages;

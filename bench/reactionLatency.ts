@@ -3,7 +3,9 @@
 // Deployment with ten one-pod steps (maxSurge 0, maxUnavailable 1: each batch swaps one pod, so
 // the batch is complete exactly when its new pod is Ready) released four times: 36 reactions.
 // Driven by local mode itself and, on the same control plane, by the loop the release area uses
-// (local mode's parts around the instrumented engine); both read from the audit log alone.
+// (local mode's parts around the instrumented engine); both read from the audit log alone. The
+// Partition strategy, whose next batch starts with a ReplicaSet patch of ours (the release area
+// measures both strategies end to end).
 import type { V1DeploymentStrategy } from '@kubernetes/client-node';
 import { ROLLOUTS_USER } from '../shared/adapters/local/controlPlane.ts';
 import { Engine } from '../test/support/engine.ts';
@@ -68,13 +70,13 @@ async function run(ctx: BenchContext): Promise<ReactionLatencyResult> {
   try {
     let localMode: ReactionLatencyResult['localMode'];
     try {
-      const windows = await releasesWithLocalMode(engine, { namespace: nsLocal, replicas: REPLICAS, steps: STEPS, strategy: STRATEGY, images: images('local'), timeoutMs: TIMEOUT_MS, log: ctx.log });
+      const windows = await releasesWithLocalMode(engine, { namespace: nsLocal, replicas: REPLICAS, steps: STEPS, strategy: STRATEGY, deploymentStrategy: 'Partition', images: images('local'), timeoutMs: TIMEOUT_MS, log: ctx.log });
       localMode = analyse(engine, nsLocal, windows, 'local mode (startLocalMode against this control plane, least-privilege kubeconfig)');
     } catch (err) {
       ctx.log(`reaction: local mode could not be measured: ${String(err)}`);
       localMode = { driver: 'local mode', error: err instanceof Error ? err.message : String(err) };
     }
-    const s = await engine.scenario('bench-reaction', { replicas: REPLICAS, steps: STEPS, strategy: STRATEGY, namespace: nsParts });
+    const s = await engine.scenario('bench-reaction', { replicas: REPLICAS, steps: STEPS, strategy: STRATEGY, namespace: nsParts, deploymentStrategy: 'Partition' });
     const loop = startWatchLoop(engine);
     const windows: { startedAt: number; completedAt: number }[] = [];
     try {
@@ -90,7 +92,7 @@ async function run(ctx: BenchContext): Promise<ReactionLatencyResult> {
       watchTuning: LOCAL_MODE_WATCH,
       podReadyDelayMs: POD_READY_DELAY_MS,
       replicas: REPLICAS,
-      steps: 'ten one-pod steps (1..9, 100%), pause {duration: 0}; maxSurge 0, maxUnavailable 1',
+      steps: 'ten one-pod steps (1..9, 100%), pause {duration: 0}; maxSurge 0, maxUnavailable 1; Partition strategy',
       releases: RELEASES,
       localMode,
       partsLoop: analyse(engine, nsParts, windows, 'local mode\'s loop from its parts around the instrumented engine (bench/lib/watchLoop.ts)'),

@@ -1,14 +1,15 @@
 // Area 3 — release overhead against the limit. A 10- and a 100-replica Deployment (default
 // RollingUpdate budget, 25%/25%) released with steps [10%, 50%, 100%] and no pauses, pods Ready
-// 2 s after scheduling: total time ÷ the lower bound (one pod-ready delay per batch). On the same
-// control plane, the same Deployment rolled by the native controller (not paused, same budget), for
-// comparison. Requests come from the apiserver's audit log, which here records every user in the
+// 2 s after scheduling, in each Deployment strategy (MinReadySeconds, the default, and Partition):
+// total time ÷ the lower bound (one pod-ready delay per batch). On the same control plane, the same
+// Deployment rolled by the native controller (not paused, same budget), for comparison. Requests come from the apiserver's audit log, which here records every user in the
 // benchmark's namespaces; components are told apart by user agent (lib/audit.ts).
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ROLLOUTS_USER } from '../shared/adapters/local/controlPlane.ts';
 import type { MeterKey } from '../shared/reconcile/meter.ts';
 import { Engine, Scenario } from '../test/support/engine.ts';
+import type { DeploymentStrategy } from '../shared/rollout/types.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { countRequests, inWindow, isBench, type RequestCounts } from './lib/audit.ts';
 import { DeploymentWatch, rolledOutTo } from './lib/deploymentWatch.ts';
@@ -17,6 +18,7 @@ import { q, round, summarize, type Quantity, type Summary } from './lib/stats.ts
 import { LOCAL_MODE_WATCH, startWatchLoop } from './lib/watchLoop.ts';
 
 const SIZES = [10, 100];
+const STRATEGIES: DeploymentStrategy[] = ['MinReadySeconds', 'Partition'];
 const POD_READY_DELAY_MS = 2000;
 const STEPS = [{ replicas: '10%', pause: { duration: 0 } }, { replicas: '50%', pause: { duration: 0 } }, { replicas: '100%' }];
 const V1 = 'registry.invalid/web:v1';
@@ -24,6 +26,7 @@ const V2 = 'registry.invalid/web:v2';
 const TIMEOUT_MS = 180_000;
 
 export interface OursResult {
+  strategy: DeploymentStrategy;
   totalMs: Quantity;
   /** Until every replica ran the new template and was available (before the hand-back). */
   podsDoneMs: Quantity;
@@ -52,14 +55,13 @@ export interface NativeResult {
   totalMs: Quantity;
   /** Against the same bound as ours, though a native rollout has no batches (it moves in waves of maxSurge + maxUnavailable). */
   overheadRatio: Quantity;
-  /** Our total time ÷ the native rollout's: what the batches and our loop cost over the cluster's own speed. */
-  oursOverNative: Quantity;
   kubernetes: { allComponents: RequestCounts };
 }
 
 export interface SizeResult {
   replicas: number;
-  ours: OursResult;
+  /** One per strategy, with ours ÷ native: what the batches and our loop cost over the cluster's own speed. */
+  ours: (OursResult & { oursOverNative: Quantity })[];
   native: NativeResult;
 }
 
@@ -80,27 +82,33 @@ export const releaseOverhead: Area<ReleaseOverheadResult> = {
 };
 
 async function run(ctx: BenchContext): Promise<ReleaseOverheadResult> {
-  const namespaces = SIZES.map((n) => ({ n, ours: benchNamespace(`bench-ours-${n}`), native: benchNamespace(`bench-native-${n}`) }));
+  const namespaces = SIZES.map((n) => ({
+    n,
+    ours: STRATEGIES.map((strategy) => ({ strategy, namespace: benchNamespace(`bench-${strategy === 'Partition' ? 'partition' : 'minready'}-${n}`) })),
+    native: benchNamespace(`bench-native-${n}`),
+  }));
   const engine = await Engine.start({
     podReadyDelayMs: POD_READY_DELAY_MS,
     auditLog: true,
     captureCapacity: true,
-    auditRules: [{ level: 'Metadata', namespaces: namespaces.flatMap((x) => [x.ours, x.native]) }],
+    auditRules: [{ level: 'Metadata', namespaces: namespaces.flatMap((x) => [...x.ours.map((o) => o.namespace), x.native]) }],
   });
   try {
     const sizes: SizeResult[] = [];
     for (const { n, ours, native } of namespaces) {
-      ctx.log(`release: ${n} replicas, ours`);
-      const o = await runOurs(engine, n, ours);
+      const results: OursResult[] = [];
+      for (const { strategy, namespace } of ours) {
+        ctx.log(`release: ${n} replicas, ours (${strategy})`);
+        results.push(await runOurs(engine, n, namespace, strategy));
+      }
       ctx.log(`release: ${n} replicas, native RollingUpdate`);
       const nat = await runNative(engine, n, native);
-      nat.oursOverNative = q(o.totalMs.value / nat.totalMs.value, 'ratio', 2);
-      sizes.push({ replicas: n, ours: o, native: nat });
+      sizes.push({ replicas: n, ours: results.map((o) => ({ ...o, oursOverNative: q(o.totalMs.value / nat.totalMs.value, 'ratio', 2) })), native: nat });
     }
     return {
       podReadyDelayMs: POD_READY_DELAY_MS,
       steps: JSON.stringify(STEPS),
-      strategy: 'RollingUpdate, maxSurge 25%, maxUnavailable 25% (Kubernetes defaults) for both',
+      strategy: 'RollingUpdate, maxSurge 25%, maxUnavailable 25% (Kubernetes defaults) for all; ours in each Deployment strategy',
       watchTuning: LOCAL_MODE_WATCH,
       loop: 'local mode\'s loop from its parts (runWatchProxy → LocalKeyedQueue → reconcile), see bench/lib/watchLoop.ts',
       sizes,
@@ -110,8 +118,8 @@ async function run(ctx: BenchContext): Promise<ReleaseOverheadResult> {
   }
 }
 
-async function runOurs(engine: Engine, replicas: number, namespace: string): Promise<OursResult> {
-  const s = await engine.scenario('bench-ours', { replicas, steps: STEPS, namespace });
+async function runOurs(engine: Engine, replicas: number, namespace: string, strategy: DeploymentStrategy): Promise<OursResult> {
+  const s = await engine.scenario('bench-ours', { replicas, steps: STEPS, namespace, deploymentStrategy: strategy });
   const loop = startWatchLoop(engine);
   try {
     await waitUntilHeld(s);
@@ -129,6 +137,7 @@ async function runOurs(engine: Engine, replicas: number, namespace: string): Pro
     for (const x of r.reconciles) byTrigger[x.reason] = (byTrigger[x.reason] ?? 0) + 1;
     const total = r.completedAt - r.startedAt;
     return {
+      strategy,
       totalMs: q(total, 'ms', 0),
       podsDoneMs: q(r.podsDoneAt - r.startedAt, 'ms', 0),
       lowerBoundMs: q(lowerBound, 'ms', 0),
@@ -177,7 +186,6 @@ async function runNative(engine: Engine, replicas: number, namespace: string): P
     return {
       totalMs: q(total, 'ms', 0),
       overheadRatio: q(total / (STEPS.length * POD_READY_DELAY_MS), 'ratio', 2),
-      oursOverNative: q(NaN, 'ratio'),
       kubernetes: { allComponents: countRequests(audit.filter((e) => !isBench(e))) },
     };
   } finally {
@@ -191,29 +199,25 @@ function diff(after: Record<MeterKey, number>, before: Record<MeterKey, number>)
 
 function rows(r: ReleaseOverheadResult): TableRow[] {
   return r.sizes.flatMap(({ replicas, ours, native }) => [
+    ...ours.flatMap((o) => [
+      {
+        area: 'release',
+        metric: `${replicas} replicas, [10%,50%,100%], ready delay ${r.podReadyDelayMs / 1000} s, ${o.strategy}: ours total / ÷ lower bound / ÷ native`,
+        value: `${fmtS(o.totalMs.value)} / ${o.overheadRatio.value}× (bound ${fmtS(o.lowerBoundMs.value)}; pods done at ${fmtS(o.podsDoneMs.value)}) / ${o.oursOverNative.value}×`,
+        source: 'measured (watch loop)',
+      },
+      {
+        area: 'release',
+        metric: `${replicas} replicas, ${o.strategy}: apiserver requests (all incl. controllers | ours alone); reconciles; DynamoDB RCU / WCU`,
+        value: `${o.kubernetes.allComponents.total} | ${o.kubernetes.oursAlone.total} (${o.kubernetes.oursAlone.reads} r, ${o.kubernetes.oursAlone.writes} w); ${o.reconciles.count} (${Object.entries(o.reconciles.byTrigger).map(([k, v]) => `${k} ${v}`).join(', ')}); ${o.dynamodb.reconcileMeter['ddb.rcu']} / ${o.dynamodb.reconcileMeter['ddb.wcu']}`,
+        source: 'audit log; meter',
+      },
+    ]),
     {
       area: 'release',
-      metric: `${replicas} replicas, [10%,50%,100%], ready delay ${r.podReadyDelayMs / 1000} s: ours total / ÷ lower bound`,
-      value: `${fmtS(ours.totalMs.value)} / ${ours.overheadRatio.value}× (bound ${fmtS(ours.lowerBoundMs.value)}; pods done at ${fmtS(ours.podsDoneMs.value)})`,
-      source: 'measured (watch loop)',
-    },
-    {
-      area: 'release',
-      metric: `${replicas} replicas: native RollingUpdate total / ÷ same bound; ours ÷ native`,
-      value: `${fmtS(native.totalMs.value)} / ${native.overheadRatio.value}×; ${native.oursOverNative.value}×`,
-      source: 'measured (same control plane)',
-    },
-    {
-      area: 'release',
-      metric: `${replicas} replicas: apiserver requests ours (all incl. controllers | ours alone) vs native`,
-      value: `${ours.kubernetes.allComponents.total} | ${ours.kubernetes.oursAlone.total} (${ours.kubernetes.oursAlone.reads} r, ${ours.kubernetes.oursAlone.writes} w) vs ${native.kubernetes.allComponents.total}`,
-      source: 'audit log',
-    },
-    {
-      area: 'release',
-      metric: `${replicas} replicas: reconciles; DynamoDB RCU / WCU (reconciles)`,
-      value: `${ours.reconciles.count} (${Object.entries(ours.reconciles.byTrigger).map(([k, v]) => `${k} ${v}`).join(', ')}); ${ours.dynamodb.reconcileMeter['ddb.rcu']} / ${ours.dynamodb.reconcileMeter['ddb.wcu']}`,
-      source: 'meter',
+      metric: `${replicas} replicas: native RollingUpdate total / ÷ same bound; apiserver requests`,
+      value: `${fmtS(native.totalMs.value)} / ${native.overheadRatio.value}×; ${native.kubernetes.allComponents.total}`,
+      source: 'measured (same control plane); audit log',
     },
   ]);
 }

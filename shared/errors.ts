@@ -30,6 +30,16 @@ export class ConflictError extends RolloutsError {}
 /** The STATE item changed since it was read. */
 export class StaleStateError extends ConflictError {}
 
+/** Another Rollout already manages the workload (one Rollout per workload). */
+export class WorkloadClaimedError extends ConflictError {
+  /** Name of the Rollout that owns the workload (same cluster and namespace). */
+  readonly owner: string;
+  constructor(message: string, owner: string, options?: ErrorOptions) {
+    super(message, options);
+    this.owner = owner;
+  }
+}
+
 /** Invalid configuration at start-up (environment, flags). */
 export class ConfigError extends RolloutsError {}
 

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, type V1DeploymentStrategy } from '@kubernetes/client-node';
 import { ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
+import type { DeploymentStrategy } from '../../shared/rollout/types.ts';
 import { Scenario, type Engine } from '../../test/support/engine.ts';
 
 export interface LocalModeRelease {
@@ -21,6 +22,7 @@ export interface LocalModeOptions {
   replicas: number;
   steps: unknown[];
   strategy: V1DeploymentStrategy;
+  deploymentStrategy?: DeploymentStrategy;
   images: string[];
   timeoutMs: number;
   log(line: string): void;
@@ -45,7 +47,10 @@ export async function releasesWithLocalMode(engine: Engine, opts: LocalModeOptio
     const url = `${local.endpoint}/v1/rollouts/${LOCAL_CLUSTER}/${namespace}/web`;
     const doc = {
       apiVersion: ROLLOUTS_API_VERSION, kind: 'Rollout', metadata: { name: 'web', namespace },
-      spec: { workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, strategy: { canary: { steps: opts.steps } } },
+      spec: {
+        workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, strategy: { canary: { steps: opts.steps } },
+        ...(opts.deploymentStrategy ? { deploymentStrategy: opts.deploymentStrategy } : {}),
+      },
     };
     const res = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc) });
     if (!res.ok) throw new Error(`local mode refused the Rollout: ${res.status} ${await res.text()}`);

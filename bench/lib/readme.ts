@@ -16,14 +16,18 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   minimums). Wall time is the caller's, on loopback.
 - **reaction** — from kwok's Ready \`lastTransitionTime\` of the pod that completes a batch (request
   body in the audit log) to the apiserver's \`requestReceivedTimestamp\` of our ReplicaSet patch that
-  starts the next batch (audit log, request body gives the replicas). Driven by local mode itself
-  (\`startLocalMode\` against the benchmark's control plane) and by the same loop assembled from its
-  parts around the instrumented engine; the 250 ms coalescing window of local mode dominates.
-- **release** — template change to the "Release Completed" transition; lower bound = one pod-ready
-  delay per batch. The native RollingUpdate of the same Deployment on the same control plane ends
-  when the Deployment reports every replica updated and available (the benchmark's own watch).
-  Request counts: every user's requests in the namespace during the release (audit log), minus the
-  benchmark's own.
+  starts the next batch (audit log, request body gives the replicas); the Partition strategy, whose
+  next batch is a ReplicaSet patch of ours. Driven by local mode itself (\`startLocalMode\` against
+  the benchmark's control plane) and by the same loop assembled from its parts around the
+  instrumented engine. Local mode's watches coalesce per key with a leading edge (the first event of
+  a quiet key goes out at once) and a 50 ms trailing window.
+- **release** — template change to the "Release Completed" transition, in each Deployment strategy;
+  lower bound = one pod-ready delay per batch. The native RollingUpdate of the same Deployment on the
+  same control plane ends when the Deployment reports every replica updated and available (the
+  benchmark's own watch). Request counts: every user's requests in the namespace during the release
+  (audit log), minus the benchmark's own. The machine is shared with other work while it runs, and
+  kube-controller-manager's client (20 requests/s by default) paces pod creation and deletion at 100
+  replicas for every contender alike.
 - **triggers** — local mode (\`startLocalMode\` against the benchmark's control plane, least-privilege
   kubeconfig), timed from its own lines: the release command's answer (right after the apply) to
   "Release Started"; a StatefulSet image patch's answer to "Release Started"; a timed pause's stored

@@ -15,9 +15,9 @@ import type { Engine } from '../../test/support/engine.ts';
 
 /**
  * Local mode's tuning (shared/local/localMode.ts passes these to runWatchProxy; they are not
- * exported): a 250 ms coalescing window and a catalogue refresh every 5 s.
+ * exported): a 50 ms coalescing window (leading edge, then trailing) and a catalogue refresh every 5 s.
  */
-export const LOCAL_MODE_WATCH = { windowMs: 250, refreshMs: 5000 } as const;
+export const LOCAL_MODE_WATCH = { windowMs: 50, refreshMs: 5000 } as const;
 
 export interface LoopRecord {
   /** performance.now() when the pass ended. */

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { isDuplicateCommand } from '../adapters/dynamodb/rules.ts';
 import { CommandRejectedError } from '../errors.ts';
-import type { Command } from '../rollout/types.ts';
+import type { Command, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
@@ -35,8 +36,22 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     await requestReconcile(deps, key);
     if (outcome === 'duplicate') return json(200, duplicate(key, command.id));
     const body: CommandResponse = { rollout: key, commandId: command.id, duplicate: false, command };
+    if (verb === 'delete') body.handBack = await handBackOf(deps, key, spec.spec.workloadRef);
     return json(202, body);
   };
+}
+
+/** What the hand-back of a deleted rollout restores, from the live workload (best effort: a read failure is not the user's problem). */
+async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: WorkloadRef): Promise<CommandResponse['handBack']> {
+  const driver = WORKLOAD_DRIVERS[ref.kind];
+  if (!deps.clusters || !driver?.handBackSummary) return null;
+  try {
+    const client = await deps.clusters.client(key.cluster);
+    const workload = await client.get({ apiVersion: ref.apiVersion, kind: ref.kind, namespace: key.namespace, name: ref.name });
+    return workload ? { workload: `${ref.kind} ${key.namespace}/${ref.name}`, restores: driver.handBackSummary(workload) } : null;
+  } catch {
+    return null;
+  }
 }
 
 function duplicate(rollout: CommandResponse['rollout'], commandId: string): CommandResponse {

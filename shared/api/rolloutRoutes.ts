@@ -12,6 +12,7 @@ import type { RouteContext } from './routes.ts';
 import type { ApiDeps, ApiResponse, ApplyResponse, GetResponse, HistoryResponse, ListResponse, RolloutSummary } from './types.ts';
 import { isBeingDeleted, rolloutSummary, statusView } from './views.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
+import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 
 /** Loads of the list route run this many at a time (one Query each). */
 const LIST_CONCURRENCY = 8;
@@ -24,6 +25,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   if (deps.requireRegisteredCluster && !(await deps.store.getCluster(key.cluster))) {
     issues.push({ path: 'cluster', reason: `cluster "${key.cluster}" is not registered (PUT /v1/clusters/${key.cluster} first)` });
   }
+  if (issues.length === 0) issues.push(...(await workloadIssues(key, spec, deps)));
   if (issues.length > 0) throw unprocessable(issues);
 
   const loaded = await deps.store.load(key);
@@ -107,6 +109,24 @@ function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIss
   if (spec.namespace !== key.namespace) issues.push({ path: 'metadata.namespace', reason: `is "${spec.namespace}" but the URL names "${key.namespace}"` });
   if (!deps.supportedKinds.includes(spec.workloadRef.kind)) issues.push({ path: 'spec.workloadRef.kind', reason: 'not supported yet' });
   return issues;
+}
+
+/**
+ * What the workload's driver refuses as it stands (a Recreate Deployment), read once from the live
+ * cluster. Best effort: without cluster access, or when the read fails or the workload does not
+ * exist yet (a GitOps apply may come first), the reconcile reports it as Degraded instead.
+ */
+async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): Promise<FieldIssue[]> {
+  const driver = WORKLOAD_DRIVERS[spec.workloadRef.kind];
+  if (!deps.clusters || !driver?.applyProblems) return [];
+  let workload;
+  try {
+    const client = await deps.clusters.client(key.cluster);
+    workload = await client.get({ apiVersion: spec.workloadRef.apiVersion, kind: spec.workloadRef.kind, namespace: key.namespace, name: spec.workloadRef.name });
+  } catch {
+    return [];
+  }
+  return workload ? driver.applyProblems(workload).map((reason) => ({ path: 'spec.workloadRef', reason })) : [];
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {

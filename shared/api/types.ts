@@ -138,6 +138,11 @@ export interface CommandResponse {
   duplicate: boolean;
   /** The command as recorded; absent for a duplicate. */
   command?: Command;
+  /**
+   * DELETE only: what handing the workload back leaves on it ("field: value" lines), read from the
+   * live workload; null when this API cannot read the cluster or the workload is gone.
+   */
+  handBack?: { workload: string; restores: string[] } | null;
 }
 
 export interface ClusterResponse {

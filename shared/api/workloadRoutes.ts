@@ -36,12 +36,14 @@ export async function rolloutWorkload({ params, deps }: RouteContext): Promise<A
   let pods: KubeObject[] = [];
   try {
     const client = await deps.clusters.client(key.cluster);
-    if (ref.kind === 'StatefulSet') observed = await statefulSetDriver.observe(client, key.namespace, ref);
+    const now = deps.clock.now();
+    if (ref.kind === 'StatefulSet') observed = await statefulSetDriver.observe(client, key.namespace, ref, now);
     else {
-      observed = await deploymentDriver.observe(client, key.namespace, ref);
-      // The Deployment driver lists no pods (ReplicaSet counts suffice to plan); the tree needs them.
+      observed = await deploymentDriver.observe(client, key.namespace, ref, now);
+      // The Deployment driver mostly lists no pods (ReplicaSet counts suffice to plan); the tree needs them.
       const selector = observed.workload ? selectorString(specOf(observed.workload).selector) : '';
-      if (selector !== '') pods = await client.list('v1', 'Pod', key.namespace, selector);
+      pods = observed.pods;
+      if (pods.length === 0 && selector !== '') pods = await client.list('v1', 'Pod', key.namespace, selector);
     }
   } catch (err) {
     throw new HttpError(502, `reading the workload of ${rolloutKeyString(key)} from cluster "${key.cluster}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });

@@ -82,6 +82,10 @@ export class ApiClient {
     return this.call('POST', `${rolloutPath(key)}/${verb}`, { body: JSON.stringify(body) });
   }
 
+  delete(key: RolloutKey, body: Record<string, unknown> = {}): Promise<CommandResponse> {
+    return this.call('DELETE', rolloutPath(key), { body: JSON.stringify(body) });
+  }
+
   private async call<T>(method: string, path: string, opts: { body?: string; query?: Record<string, string> } = {}): Promise<T> {
     const url = new URL(path.replace(/^\//, ''), this.target.endpoint.endsWith('/') ? this.target.endpoint : `${this.target.endpoint}/`);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);

@@ -151,10 +151,10 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
         clock,
         log: printingWatchLog(log),
         drivers: LOCAL_DRIVERS,
-        // Snappier than the Lambda's defaults: one small Query every 5 s (and after each apply), and a 250 ms coalescing window.
+        // Snappier than the Lambda's defaults: one small Query every 5 s (and after each apply), and a 50 ms coalescing window after the leading edge.
         refreshMs: 5000,
         refreshes: catalogRefreshes,
-        windowMs: 250,
+        windowMs: 50,
       }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
       cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await proxy; } });
     } else {

@@ -78,8 +78,13 @@ export interface StateStore {
   /** Idempotent puts of history items (deterministic keys). */
   putHistory(key: RolloutKey, entries: HistoryEntry[]): Promise<void>;
   listHistory(key: RolloutKey): Promise<HistoryEntry[]>;
-  /** Put SPEC; conditional on the specVersion read (0 = must not exist). Returns the new specVersion. */
+  /**
+   * Put SPEC; conditional on the specVersion read (0 = must not exist). Returns the new specVersion.
+   * It first claims the workload: throws WorkloadClaimedError (nothing written) when another rollout
+   * manages it.
+   */
   putSpec(key: RolloutKey, spec: RolloutSpec, document: unknown, expectedSpecVersion: number): Promise<number>;
+  /** Deletes SPEC, STATE, history and the workload claim. */
   deleteRollout(key: RolloutKey): Promise<void>;
   listRollouts(filter?: { cluster?: string; namespace?: string }): Promise<RolloutKey[]>;
   /** Record a command on STATE once (a duplicate id is a no-op). */

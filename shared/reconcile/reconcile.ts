@@ -88,7 +88,7 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   const driver = deps.drivers[spec.workloadRef.kind];
   if (!driver) throw new NotFoundError(`no driver for workload kind ${spec.workloadRef.kind}`);
   const cluster = await deps.clusters.client(spec.cluster);
-  const observation = await driver.observe(cluster, spec.namespace, spec.workloadRef);
+  const observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now());
   await crash('observed');
 
   const view = driver.view(observation);

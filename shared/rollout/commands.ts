@@ -6,6 +6,9 @@ import { EVENT } from './events.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, RevisionView } from './types.ts';
 
+/** After changing the pod template: look again this soon. */
+const TEMPLATE_SEEN_REQUEUE_SECONDS = 1;
+
 export function applyCommands(d: Draft, commands: Command[]): void {
   const s = d.state;
   for (const cmd of commands) {
@@ -75,6 +78,9 @@ function applyOne(d: Draft, cmd: Command): void {
     case 'release':
       s.scheduledStartAt = cmd.startAt ?? null;
       d.commandActions.push({ type: 'set-template', change: cmd.change });
+      // The new template is seen by the next pass; do not count on its watch event alone (a rollout
+      // applied a moment ago may not be watched yet).
+      d.requeue(TEMPLATE_SEEN_REQUEUE_SECONDS);
       d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by);
       return;
   }

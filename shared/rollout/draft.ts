@@ -3,6 +3,9 @@
 import { rolloutEvent, type EventType } from './events.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
+/** The soonest a requeue asks for: never a busy loop. */
+const MIN_REQUEUE_SECONDS = 0.1;
+
 export class Draft {
   readonly state: ReleaseState;
   readonly actions: Action[] = [];
@@ -50,6 +53,11 @@ export class Draft {
     this.requeueSeconds = this.requeueSeconds === null ? seconds : Math.min(this.requeueSeconds, seconds);
   }
 
+  /** Ephemeral: run again at `at` (at least a moment from now), e.g. when a pod turns Available. */
+  requeueAt(at: Date): void {
+    this.requeue(Math.max(MIN_REQUEUE_SECONDS, (at.getTime() - this.now.getTime()) / 1000));
+  }
+
   earliestWake(): string | null {
     return this.wakeTimes.length === 0 ? null : new Date(Math.min(...this.wakeTimes)).toISOString();
   }
@@ -82,6 +90,9 @@ export class Draft {
       gated: false,
       endPhase: opts.endPhase ?? 'Completed',
       templateSet: kind === 'release' || this.view.templateRevision === target,
+      // What the workload carries wins (the truth after a lost STATE), then the release this one
+      // replaces (an abort keeps its strategy), then the spec.
+      strategy: this.view.strategy ?? s.release?.strategy ?? this.spec.deploymentStrategy ?? null,
     };
     s.release = release;
     return release;

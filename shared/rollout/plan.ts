@@ -23,9 +23,10 @@ export function plan(
     return planRemoval(d, commands);
   }
 
-  if (!view.exists || view.problems.length > 0) {
+  const problems = [...view.problems, ...releaseProblems(s, view)];
+  if (!view.exists || problems.length > 0) {
     // Outside us something broke the contract: touch nothing, keep commands until it is fixed.
-    const why = !view.exists ? `${spec.workloadRef.kind} ${spec.namespace}/${spec.workloadRef.name} not found` : view.problems.join('; ');
+    const why = !view.exists ? `${spec.workloadRef.kind} ${spec.namespace}/${spec.workloadRef.name} not found` : problems.join('; ');
     if (s.phase !== 'Degraded' || s.message !== why) {
       s.phase = 'Degraded';
       s.message = why;
@@ -41,14 +42,36 @@ export function plan(
 
   // Detect first: a template changed while the workload was handed back starts a release that must be held.
   detectNewRevision(d);
-  if (!d.view.held && !d.release?.finalizing) {
-    d.actions.push({ type: 'hold' });
+  // The workload's own marks are the truth about the strategy in flight (a STATE restored from an
+  // older backup, or written by another version, may say otherwise).
+  if (d.release && d.view.strategy !== null && d.release.strategy !== d.view.strategy) d.release.strategy = d.view.strategy;
+  d.actions.push(...d.commandActions);
+  if (!spec.paused && !s.userPaused) progress(d);
+
+  // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A
+  // workload that still carries a release strategy's changes is never left unheld, finalizing or not.
+  // Decided after progressing, so a hand-back this very pass decides (or a crashed one replays) is not
+  // undone; the hold goes first all the same, before any move.
+  if (!d.view.held && (!d.release?.finalizing || d.view.strategy !== null)) {
+    d.actions.unshift({ type: 'hold' });
     if (d.release) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
   }
-  d.actions.push(...d.commandActions);
-
-  if (!spec.paused && !s.userPaused) progress(d);
   return finish(d);
+}
+
+/**
+ * Problems of the release itself that only the workload's owner can fix: a rollback or undo whose
+ * target revision the workload no longer retains (revisionHistoryLimit pruned it), so its pod
+ * template cannot be put back. Degraded instead of retrying forever.
+ */
+function releaseProblems(s: ReleaseState, view: WorkloadView): string[] {
+  const rel = s.release;
+  if (!rel || rel.templateSet || view.templateRevision === rel.targetRevision) return [];
+  if (view.revisions.some((r) => r.id === rel.targetRevision)) return [];
+  return [
+    `the ${rel.kind} needs the pod template of revision ${rel.targetRevision}, which the workload no longer retains ` +
+      `(pruned by revisionHistoryLimit?): set that template yourself (e.g. kubectl set image) or delete the rollout`,
+  ];
 }
 
 /** First sight of the workload: record its current revision as stable, or wait for a native rollout to end. */
@@ -107,7 +130,7 @@ function planRemoval(d: Draft, commands: Command[]): PlanResult {
     s.commands = [];
     d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller');
   }
-  if (d.view.exists && d.view.held) {
+  if (d.view.exists && (d.view.held || d.view.strategy !== null)) {
     d.actions.push({ type: 'release-hold' });
     d.requeue(2);
     return finish(d);

@@ -70,21 +70,29 @@ function progressSteps(d: Draft, rel: Release): void {
     const step = d.spec.steps[rel.stepIndex];
     if (!step) break;
     const desired = cumulativeTarget(d, rel.stepIndex, total);
+    if (rel.stepIndex === d.spec.steps.length - 1 && step.pause.type === 'none' && desired === total && rel.stepState === 'Upgrading') {
+      // A last step of every pod with nothing after it is the finish itself: moving pods to 100% is
+      // what finalizing does (where a driver may let the native controller do it), so do it once.
+      startFinalizing(d, rel, 'last step: every pod to the new revision, then hand back');
+      return;
+    }
     const distribution = { [rel.targetRevision]: desired, [rel.stableRevision]: total - desired };
+    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false });
     if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
-      d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution });
-      if (!batchDone(d, rel, desired, distribution)) {
-        rel.stepState = reachedSpec(d.view.revisions, distribution) ? 'Verifying' : 'Upgrading';
+      if (!batchDone(d, rel, desired)) {
+        rel.stepState = targetOf(d, rel).desired >= desired ? 'Verifying' : 'Upgrading';
         checkDeadline(d, rel);
-        if (rel.failure === null && d.release === rel) d.requeue(MOVING_REQUEUE_SECONDS);
+        if (rel.failure === null && d.release === rel) {
+          d.requeue(MOVING_REQUEUE_SECONDS);
+          // A pod that is Ready but not yet Available (minReadySeconds) sends no event when it turns Available.
+          if (d.view.nextAvailableAt !== null) d.requeueAt(new Date(d.view.nextAvailableAt));
+        }
         return;
       }
       rel.stepReadyAt = now.toISOString();
-      d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and ready`);
+      d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and available`);
       rel.stepState = step.pause.type === 'none' ? 'StepReady' : 'StepPaused';
       if (step.pause.type === 'approval') d.emit(EVENT.AwaitingApproval, `step ${rel.stepIndex + 1} is waiting for approval`);
-    } else {
-      d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution });
     }
     if (rel.stepState === 'StepPaused') {
       if (step.pause.type !== 'timed') return;
@@ -98,9 +106,7 @@ function progressSteps(d: Draft, rel: Release): void {
     // StepReady: on to the next step, or to the end.
     d.actions.pop();
     if (rel.stepIndex + 1 >= d.spec.steps.length) {
-      rel.finalizing = true;
-      rel.stepStartedAt = now.toISOString(); // the remaining moves get their own deadline
-      d.emit(EVENT.Finalizing, 'last step done: finishing the release');
+      startFinalizing(d, rel, 'last step done: finishing the release');
       return;
     }
     rel.stepIndex += 1;
@@ -109,6 +115,12 @@ function progressSteps(d: Draft, rel: Release): void {
     rel.stepReadyAt = null;
     d.emit(EVENT.StepStarted, `step ${rel.stepIndex + 1} of ${d.spec.steps.length} started`);
   }
+}
+
+function startFinalizing(d: Draft, rel: Release, why: string): void {
+  rel.finalizing = true;
+  rel.stepStartedAt = d.now.toISOString(); // the remaining moves get their own deadline
+  d.emit(EVENT.Finalizing, why);
 }
 
 /** When a closed window or a scheduled start releases the gate, or null if it is open now. */
@@ -121,16 +133,21 @@ function gateOpensAt(d: Draft, rel: Release): { at: Date; why: 'start' | 'window
   return { at: opens, why: 'window' };
 }
 
-function batchDone(d: Draft, rel: Release, desired: number, distribution: Distribution): boolean {
-  const revisions = d.view.revisions;
-  if (!reachedSpec(revisions, distribution) || !othersDrained(revisions, distribution)) return false;
-  const target = revisions.find((r) => r.id === rel.targetRevision);
-  return isBatchReady({
-    desired,
-    updated: target?.current ?? 0,
-    updatedReady: target?.ready ?? 0,
-    failureThreshold: d.spec.failureThreshold,
-  });
+/**
+ * Kruise's batch readiness, on the target revision: it has the batch's pods (more is fine, a target
+ * is never shrunk in a forward step) and enough of them are Available — Ready for the workload's
+ * minReadySeconds; and no revision still runs pods beyond what is asked of it (they are on their way
+ * out, e.g. a StatefulSet's pods below the partition on an interrupted revision). Surplus asked of
+ * other revisions is fine: it only adds capacity, and the driver drains it while the step pauses.
+ */
+function batchDone(d: Draft, rel: Release, desired: number): boolean {
+  const target = targetOf(d, rel);
+  if (target.desired < desired || d.view.revisions.some((r) => r.current > r.desired)) return false;
+  return isBatchReady({ desired, updated: target.current, updatedReady: target.available, failureThreshold: d.spec.failureThreshold });
+}
+
+function targetOf(d: Draft, rel: Release): Pick<RevisionView, 'desired' | 'current' | 'available'> {
+  return d.view.revisions.find((r) => r.id === rel.targetRevision) ?? { desired: 0, current: 0, available: 0 };
 }
 
 function checkDeadline(d: Draft, rel: Release): void {
@@ -157,13 +174,14 @@ function finalize(d: Draft, rel: Release): void {
   const view = d.view;
   if (!rel.templateSet) {
     if (view.templateRevision !== rel.targetRevision) {
-      d.actions.push({ type: 'restore-template', revision: rel.targetRevision });
+      d.actions.push({ type: 'restore-template', revision: rel.targetRevision, strategy: rel.strategy });
       d.requeue(HANDOVER_REQUEUE_SECONDS);
       return;
     }
     rel.templateSet = true;
   }
   const full: Distribution = { [rel.targetRevision]: view.replicas };
+  const last = { type: 'distribute', target: rel.targetRevision, distribution: full, strategy: rel.strategy, final: true } as const;
   const target = view.revisions.find((r) => r.id === rel.targetRevision);
   const settled =
     reachedSpec(view.revisions, full) &&
@@ -172,7 +190,7 @@ function finalize(d: Draft, rel: Release): void {
     target.current === view.replicas &&
     target.available === view.replicas;
   if (!settled) {
-    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution: full });
+    d.actions.push(last);
     if (rel.kind === 'release') checkDeadline(d, rel);
     if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
     return;

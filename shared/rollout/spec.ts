@@ -6,8 +6,8 @@ import type { FieldIssue } from '../errors.ts';
 import type { OurRolloutDoc, StepDoc } from './specSchema.ts';
 import { kruiseRolloutSchema, ourRolloutSchema } from './specSchema.ts';
 import { toFieldIssues } from './specIssues.ts';
-import { crossFieldIssues, workloadKindOf } from './specRules.ts';
-import type { IntOrPercent, ReleaseWindow, RolloutSpec, Step, StepPause } from './types.ts';
+import { crossFieldIssues, requestedDeploymentStrategy, workloadKindOf } from './specRules.ts';
+import { DEFAULT_DEPLOYMENT_STRATEGY, type DeploymentStrategy, type IntOrPercent, type ReleaseWindow, type RolloutSpec, type Step, type StepPause } from './types.ts';
 import { isRecord } from '../json.ts';
 
 export const KRUISE_API_VERSION = 'rollouts.kruise.io/v1beta1';
@@ -56,8 +56,9 @@ export function parseRollout(doc: unknown, ctx: ParseContext): RolloutSpec {
   if (issues.length > 0 || !result.success) {
     throw new ValidationError(issues.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
   }
-  return toSpec(result.data, String(apiVersion), ctx);
+  return toSpec(result.data, String(apiVersion), ctx, requestedDeploymentStrategy(doc));
 }
+
 
 /**
  * Our apiVersion fails a batch that is not ready after 10 minutes unless told otherwise (the same
@@ -66,7 +67,7 @@ export function parseRollout(doc: unknown, ctx: ParseContext): RolloutSpec {
  */
 export const DEFAULT_BATCH_DEADLINE_SECONDS = 600;
 
-function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext): RolloutSpec {
+function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requested: DeploymentStrategy | null): RolloutSpec {
   const { workloadRef, strategy } = data.spec;
   const kind = workloadKindOf(workloadRef.apiVersion, workloadRef.kind);
   // Both are guaranteed by crossFieldIssues; the checks keep the types honest.
@@ -84,6 +85,7 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext): Rol
     rollbackOnFailure: data.spec.rollbackOnFailure ?? false,
     windows: (data.spec.releaseWindows ?? []).map((w): ReleaseWindow => ({ ...w, days: [...w.days] })),
     startAt: data.spec.startAt === undefined ? null : new Date(data.spec.startAt).toISOString(),
+    deploymentStrategy: kind === 'Deployment' ? (requested ?? DEFAULT_DEPLOYMENT_STRATEGY) : null,
   };
 }
 

@@ -30,7 +30,7 @@ const UNSUPPORTED_KRUISE_FIELDS: Record<string, string> = {
 };
 
 /** Our extensions under `spec`; named in the error when someone uses them in a Kruise document. */
-export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt'] as const;
+export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt', 'deploymentStrategy'] as const;
 
 export function unsupported(feature: string): string {
   return `not supported by serverless-rollouts (Kruise ${feature}); remove it`;

@@ -3,7 +3,7 @@
 import type { FieldIssue } from '../errors.ts';
 import { isPercent, percentValue, replicasProblem } from './intOrPercent.ts';
 import { unsupported } from './specIssues.ts';
-import type { IntOrPercent, WorkloadKind } from './types.ts';
+import type { DeploymentStrategy, IntOrPercent, WorkloadKind } from './types.ts';
 import { parseClock } from './windows.ts';
 
 /** Workload types we drive, as written in `workloadRef`, → our WorkloadKind. */
@@ -21,6 +21,9 @@ export function workloadKindOf(apiVersion: string, kind: string): WorkloadKind |
 }
 
 const ROLLBACK_IN_BATCH = 'rollouts.kruise.io/rollback-in-batch';
+/** Kruise's per-Rollout style annotation (v1alpha1 era): "partition" selects its partition style. */
+export const ROLLING_STYLE = 'rollouts.kruise.io/rolling-style';
+const ROLLING_STYLE_PATH = `metadata.annotations[${JSON.stringify(ROLLING_STYLE)}]`;
 
 function field(obj: unknown, key: string): unknown {
   return typeof obj === 'object' && obj !== null && !Array.isArray(obj) ? (obj as Record<string, unknown>)[key] : undefined;
@@ -92,8 +95,51 @@ function windowIssues(windows: unknown): FieldIssue[] {
 }
 
 function annotationIssues(metadata: unknown): FieldIssue[] {
-  if (field(field(metadata, 'annotations'), ROLLBACK_IN_BATCH) !== 'true') return [];
-  return [{ path: `metadata.annotations[${JSON.stringify(ROLLBACK_IN_BATCH)}]`, reason: unsupported('rollback in batches') }];
+  const issues: FieldIssue[] = [];
+  const annotations = field(metadata, 'annotations');
+  if (field(annotations, ROLLBACK_IN_BATCH) === 'true') {
+    issues.push({ path: `metadata.annotations[${JSON.stringify(ROLLBACK_IN_BATCH)}]`, reason: unsupported('rollback in batches') });
+  }
+  const style = field(annotations, ROLLING_STYLE);
+  if (typeof style === 'string' && rollingStyleOf(style) === null) {
+    issues.push({
+      path: ROLLING_STYLE_PATH,
+      reason: style.toLowerCase() === 'canary' ? unsupported('canary-Deployment style') : 'must be "partition" (or leave it out for the MinReadySeconds strategy)',
+    });
+  }
+  return issues;
+}
+
+/** Kruise's rolling-style value → our strategy (Kruise compares it case-insensitively); null if not one we implement. */
+function rollingStyleOf(value: string): DeploymentStrategy | null {
+  return value.toLowerCase() === 'partition' ? 'Partition' : null;
+}
+
+/** The strategy the document asks for (field, else Kruise's annotation), or null when it names none. */
+export function requestedDeploymentStrategy(doc: Record<string, unknown>): DeploymentStrategy | null {
+  const fromField = field(field(doc, 'spec'), 'deploymentStrategy');
+  if (fromField === 'MinReadySeconds' || fromField === 'Partition') return fromField;
+  const style = field(field(field(doc, 'metadata'), 'annotations'), ROLLING_STYLE);
+  return typeof style === 'string' ? rollingStyleOf(style) : null;
+}
+
+/** The strategy only means something for Deployments; a field and an annotation must agree. */
+function strategyIssues(doc: Record<string, unknown>): FieldIssue[] {
+  const spec = field(doc, 'spec');
+  const fromField = field(spec, 'deploymentStrategy');
+  const style = field(field(field(doc, 'metadata'), 'annotations'), ROLLING_STYLE);
+  const ref = field(spec, 'workloadRef');
+  const apiVersion = field(ref, 'apiVersion');
+  const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
+  const issues: FieldIssue[] = [];
+  if (kind !== null && kind !== 'Deployment') {
+    if (fromField !== undefined) issues.push({ path: 'spec.deploymentStrategy', reason: `applies to Deployments only; a ${kind} is always released by its partition` });
+    if (style !== undefined) issues.push({ path: ROLLING_STYLE_PATH, reason: `applies to Deployments only; a ${kind} is always released by its partition` });
+  }
+  if ((fromField === 'MinReadySeconds' || fromField === 'Partition') && typeof style === 'string' && rollingStyleOf(style) !== null && rollingStyleOf(style) !== fromField) {
+    issues.push({ path: 'spec.deploymentStrategy', reason: `is ${fromField} but the annotation ${ROLLING_STYLE} asks for ${rollingStyleOf(style) ?? style}; keep one` });
+  }
+  return issues;
 }
 
 /** Every cross-field problem of a Rollout document (which may be otherwise malformed). */
@@ -101,6 +147,7 @@ export function crossFieldIssues(doc: Record<string, unknown>): FieldIssue[] {
   const spec = field(doc, 'spec');
   return [
     ...annotationIssues(field(doc, 'metadata')),
+    ...strategyIssues(doc),
     ...workloadRefIssues(field(spec, 'workloadRef')),
     ...stepIssues(field(spec, 'strategy')),
     ...windowIssues(field(spec, 'releaseWindows')),

@@ -40,6 +40,21 @@ export interface WorkloadRef {
   name: string;
 }
 
+/**
+ * How a Deployment release moves pods (`spec.deploymentStrategy` of our apiVersion). MinReadySeconds
+ * (seed 001, the default): the native RollingUpdate controller replaces pods, paced by inflated
+ * minReadySeconds and a per-batch maxSurge/maxUnavailable. Partition: the Deployment stays paused
+ * and we scale its ReplicaSets. The planner only records it and hands it to the driver.
+ */
+export const DEPLOYMENT_STRATEGIES = ['MinReadySeconds', 'Partition'] as const;
+export type DeploymentStrategy = (typeof DEPLOYMENT_STRATEGIES)[number];
+/**
+ * Deployments are released with the MinReadySeconds strategy unless the Rollout asks for Partition:
+ * it is the only one whose worst case while nothing reconciles is "Ready but not yet Available"
+ * rather than an outage (README, "Deployment strategies").
+ */
+export const DEFAULT_DEPLOYMENT_STRATEGY: DeploymentStrategy = 'MinReadySeconds';
+
 /** A validated, normalised Rollout. Produced only by `parseRollout` (spec.ts). */
 export interface RolloutSpec extends RolloutKey {
   /** The apiVersion the document was written in (Kruise's or ours). */
@@ -58,6 +73,8 @@ export interface RolloutSpec extends RolloutKey {
   windows: ReleaseWindow[];
   /** A release does not start moving pods before this instant (ISO 8601), if set. */
   startAt: string | null;
+  /** Deployments: the strategy a new release starts with; null for the other kinds. */
+  deploymentStrategy: DeploymentStrategy | null;
 }
 
 // ---- Release state (persisted on the STATE item) ---------------------------------------------
@@ -102,6 +119,11 @@ export interface Release {
   endPhase: Phase;
   /** False while a rollback/undo still has to put the target's template back on the workload. */
   templateSet: boolean;
+  /**
+   * The driver strategy this release started with (a Deployment's MinReadySeconds or Partition);
+   * it keeps it to the end even if the spec changes. null for kinds with a single strategy.
+   */
+  strategy: DeploymentStrategy | null;
 }
 
 export interface ReleaseState {
@@ -194,6 +216,17 @@ export interface WorkloadView {
   maxUnavailable: number;
   /** Contract violations that make the rollout Degraded (e.g. selector selects everything). */
   problems: string[];
+  /**
+   * The release strategy whose changes the workload carries right now (read from the workload
+   * itself, so it survives a lost STATE); null when it carries none. While it is set the workload
+   * must never run unheld.
+   */
+  strategy: DeploymentStrategy | null;
+  /**
+   * The next instant a pod that is Ready but not yet Available (minReadySeconds) becomes
+   * Available, if no event will say so (ISO); the planner looks again then. null when none.
+   */
+  nextAvailableAt: string | null;
 }
 
 // ---- What the planner decides ------------------------------------------------------------------
@@ -208,9 +241,13 @@ export type Action =
   | { type: 'release-hold' }
   /** Change the workload's pod template (API-driven release, abort/undo back to a revision). */
   | { type: 'set-template'; change: TemplateChange }
-  | { type: 'restore-template'; revision: string }
-  /** Move pods toward this distribution, honouring maxSurge/maxUnavailable; `target` is the revision being rolled out. */
-  | { type: 'distribute'; target: string; distribution: Distribution };
+  | { type: 'restore-template'; revision: string; strategy: DeploymentStrategy | null }
+  /**
+   * Move pods toward this distribution, honouring maxSurge/maxUnavailable; `target` is the revision
+   * being rolled out, `strategy` the release's. `final`: the release's last move (finalizing), which
+   * a driver may leave to the native controller by handing the workload back.
+   */
+  | { type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean };
 
 export interface RolloutEvent {
   /** EventBridge detail-type, e.g. "Release Started", "Batch Ready", "Release Completed". */

@@ -13,6 +13,13 @@ export interface Observation {
   /** Controller children: ReplicaSets (Deployment), ControllerRevisions (StatefulSet/DaemonSet). */
   children: KubeObject[];
   pods: KubeObject[];
+  /** Objects read by name that are not (yet) the workload's, e.g. what holds the name of a child about to be created. */
+  others?: KubeObject[];
+  /**
+   * When it was read, on the reconcile's clock: how long a pod has been Ready (minReadySeconds) is
+   * judged against it. Absent: the wall clock.
+   */
+  now?: Date;
 }
 
 /**
@@ -36,7 +43,8 @@ export interface WorkloadDriver {
   readonly kind: WorkloadKind;
   /** What to watch so that a change of the workload or its progress reaches us at once. */
   readonly watches: readonly WatchDeclaration[];
-  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation>;
+  /** `now` (the reconcile's clock) is recorded on the observation. */
+  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation>;
   view(obs: Observation): WorkloadView;
   /**
    * The next writes that move the cluster toward the planned actions, in order. Level-based: it is
@@ -45,4 +53,14 @@ export interface WorkloadDriver {
    * `view` is this observation's view when the caller already has it (computed otherwise).
    */
   writes(obs: Observation, actions: Action[], view?: WorkloadView): KubeWrite[];
+  /**
+   * Why no Rollout can release this workload as it stands, checked when a Rollout is applied (the
+   * API reads the workload once); [] when it can. Optional: kinds without such a rule omit it.
+   */
+  applyProblems?(workload: KubeObject): string[];
+  /**
+   * What handing the workload back (a deleted Rollout) leaves on it, as "field: value" lines for
+   * people, read from the workload alone. Optional.
+   */
+  handBackSummary?(workload: KubeObject): string[];
 }

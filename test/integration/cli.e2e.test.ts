@@ -1,10 +1,12 @@
 // The README walk-through, end to end, as a user runs it: `rollouts serve --sandbox` (local mode on a
 // fresh local control plane) in one child process, and the `rollouts` executable in others. Nothing
-// in this process talks to the cluster or the store: every observation goes through the CLI.
+// in this process talks to the store, and every observation goes through the CLI; the cluster is
+// only touched as a user would with kubectl and the kubeconfig local mode writes (a second Deployment).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from '../support/wait.ts';
@@ -20,18 +22,24 @@ function rollouts(...args: string[]): Promise<CliRun> {
 }
 
 /** `get -o json`, parsed (the rollout's stored spec and state, and the live workload). */
-async function getJson(): Promise<Record<string, any>> {
-  const r = await rollouts('get', 'web', '-o', 'json');
+async function getJson(name = 'web'): Promise<Record<string, any>> {
+  const r = await rollouts('get', name, '-o', 'json');
   assert.equal(r.code, 0, r.err);
   return JSON.parse(r.out) as Record<string, any>;
 }
 
 /** Waits until the release is paused for approval at step `index` (0-based). */
-function awaitingApprovalAt(index: number): Promise<unknown> {
+function awaitingApprovalAt(index: number, name = 'web'): Promise<unknown> {
   return waitFor(async () => {
-    const { state } = await getJson();
+    const { state } = await getJson(name);
     return state.release?.stepIndex === index && state.release.stepState === 'StepPaused';
-  }, { message: `the release to wait for approval at step ${index + 1}`, timeoutMs: 60_000, intervalMs: 250 });
+  }, { message: `the release of ${name} to wait for approval at step ${index + 1}`, timeoutMs: 60_000, intervalMs: 250 });
+}
+
+/** Pods per image of the rollout's live workload, as `rollouts get -o json` shows it. */
+async function podsByImage(name: string): Promise<Record<string, number>> {
+  const { workload } = await getJson(name);
+  return Object.fromEntries((workload.revisions as any[]).filter((r) => r.pods.length > 0).map((r) => [r.images.app, r.pods.length]));
 }
 
 /** Control-plane processes started for this test's data directory (their arguments name it). */
@@ -109,6 +117,43 @@ describe('rollouts CLI against local mode (the README walk-through)', () => {
     assert.equal(st.code, 1, st.out);
     assert.match(st.out, /✖ Aborted/);
     assert.equal(st.err, 'error: release of web ended Aborted\n');
+  });
+
+  test('an odd replica count, 7 replicas [1, 40%, 100%]: exactly 1, then 3, then 7; then deleted with --wait, saying what it restored', async () => {
+    // As a user would with kubectl and the kubeconfig local mode wrote: a second Deployment.
+    const kc = new KubeConfig();
+    kc.loadFromFile(path.join(home, 'kubeconfig'));
+    const labels = { app: 'api' };
+    await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
+      namespace: 'default',
+      body: { metadata: { name: 'api' }, spec: { replicas: 7, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } } },
+    });
+    const file = path.join(home, 'api-rollout.yaml');
+    writeFileSync(file, [
+      'apiVersion: rollouts.serverless-rollouts.io/v1alpha1', 'kind: Rollout', 'metadata: {name: api}', 'spec:',
+      '  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: api}',
+      '  strategy: {canary: {steps: [{replicas: 1, pause: {}}, {replicas: 40%, pause: {}}, {replicas: 100%}]}}', '',
+    ].join('\n'));
+    assert.equal((await rollouts('apply', '-f', file)).code, 0);
+    await waitFor(async () => (await getJson('api')).state.stableRevision, { message: 'api to be adopted', timeoutMs: 60_000, intervalMs: 250 });
+    assert.equal((await rollouts('release', 'api', '--image', 'app=nginx:1.28')).code, 0);
+    await awaitingApprovalAt(0, 'api');
+    assert.equal((await podsByImage('api'))['nginx:1.28'], 1);
+    assert.equal((await rollouts('approve', 'api')).code, 0);
+    await awaitingApprovalAt(1, 'api');
+    assert.equal((await podsByImage('api'))['nginx:1.28'], 3, '40% of 7 rounds up to 3');
+    assert.equal((await rollouts('approve', 'api')).code, 0);
+    assert.equal((await rollouts('status', 'api', '--timeout', '2m')).code, 0);
+    await waitFor(async () => JSON.stringify(await podsByImage('api')) === JSON.stringify({ 'nginx:1.28': 7 }), { message: 'all 7 pods on nginx:1.28', timeoutMs: 30_000, intervalMs: 250 });
+
+    const deleted = await rollouts('delete', 'api', '--wait', '--timeout', '1m');
+    assert.equal(deleted.code, 0, deleted.err);
+    assert.match(deleted.out, /^rollout\/api deleting: handing the workload back to its native controller$/m);
+    assert.match(deleted.out, /rollout\/api deleted; restored on Deployment default\/api:\n {2}spec\.paused: false/);
+    const get = await rollouts('get', 'api');
+    assert.equal(get.code, 1);
+    const api = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'api', namespace: 'default' });
+    assert.notEqual(api.spec?.paused, true, 'handed back unpaused');
   });
 
   test('errors: an unknown rollout is one line and exit 1; a bad flag exits 2', async () => {

@@ -41,7 +41,7 @@ describe('the pipeline under races', () => {
     assert.deepEqual(history.map(historyLine).slice(-4), [
       'r1 Step Approved step=0 Progressing: step 1 approved by test',
       'r1 Step Started step=1 Progressing: step 2 of 3 started',
-      'r1 Batch Ready step=1 Progressing: step 2: 5 of 10 pods on the new revision and ready',
+      'r1 Batch Ready step=1 Progressing: step 2: 5 of 10 pods on the new revision and available',
       'r1 Awaiting Approval step=1 Progressing: step 2 is waiting for approval',
     ]);
     assertPublished(engine, s, history);
@@ -104,7 +104,7 @@ describe('the pipeline under races', () => {
     watcher.assertClean();
   });
 
-  it('a writer changing the ReplicaSets between observe and apply makes that pass a conflict that persists nothing', async () => {
+  it('a writer changing the Deployment and its ReplicaSets between observe and apply makes that pass a conflict that persists nothing', async () => {
     const s = await engine.scenario('kube-409', { replicas: 4 });
     const watcher = await s.watch();
     await releaseToFirstApproval(s, V2, 1, watcher);
@@ -124,9 +124,10 @@ describe('the pipeline under races', () => {
     assert.deepEqual(replicaCounts(await s.snapshot()), replicas, 'no ReplicaSet scaled');
 
     assert.equal((await s.reconcile()).outcome, 'progressed', 'the next pass moves on');
-    const snap = await s.reconcileUntil((x) => awaitingApproval(x, 1), 'batch 2 to be ready');
+    const snap = await s.reconcileUntil((x) => awaitingApproval(x, 1) && (x.pods[V1]?.total ?? 0) === 2, 'batch 2 to be ready');
     assert.deepEqual(pods(snap), { [V1]: [2, 2], [V2]: [2, 2] });
     assert.ok(snap.replicaSets.every((rs) => rs.metadata?.annotations?.[TOUCHED] === 'yes'), "the other writer's change is kept");
+    assert.equal(snap.deployment.metadata?.annotations?.[TOUCHED], 'yes');
     assertOneApproval(await engine.store.listHistory(s.key));
     watcher.stop();
     watcher.assertClean();
@@ -198,10 +199,12 @@ function assertOneApproval(history: HistoryEntry[]): void {
   assert.deepEqual(history.filter((e) => e.type === 'Step Started').map((e) => e.stepIndex), [1], 'one batch started');
 }
 
+/** What the pass computed its writes from changes under it: the Deployment (MinReadySeconds writes it first) and its ReplicaSets (Partition). */
 async function touchReplicaSets(s: Scenario): Promise<void> {
   const apps = s.engine.cluster.admin.makeApiClient(AppsV1Api);
+  const body = { metadata: { annotations: { [TOUCHED]: 'yes' } } };
+  await apps.patchNamespacedDeployment({ name: 'web', namespace: s.namespace, body }, mergePatch);
   for (const rs of (await apps.listNamespacedReplicaSet({ namespace: s.namespace })).items) {
-    const body = { metadata: { annotations: { [TOUCHED]: 'yes' } } };
     await apps.patchNamespacedReplicaSet({ name: rs.metadata?.name ?? '', namespace: s.namespace, body }, mergePatch);
   }
 }

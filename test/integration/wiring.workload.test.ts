@@ -118,15 +118,16 @@ after(async () => {
 });
 
 describe('the deployed API serves the workload tree with a view-only identity', () => {
-  test('registering the cluster and applying rollouts does not load the Kubernetes client', async () => {
+  test('registering the cluster does not load the Kubernetes client; applying a Deployment\'s rollout does, to read its strategy', async () => {
     const reg = await call({ method: 'PUT', path: `/v1/clusters/${CLUSTER}`, body: JSON.stringify({ endpoint: { server: cluster.server, insecureSkipTlsVerify: true } }) });
     assert.equal(reg.status, 201, reg.text);
-    for (const [name, kind] of [['web', 'Deployment'], ['db', 'StatefulSet']] as const) {
-      const res = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/${name}`, body: JSON.stringify(rolloutDoc(name, kind)) });
-      assert.equal(res.status, 201, res.text);
-    }
     assert.ok(deps.api.clusters instanceof LazyClusterProvider);
-    assert.equal(deps.api.clusters.started, false);
+    const put = (name: string, kind: 'Deployment' | 'StatefulSet') => call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/${name}`, body: JSON.stringify(rolloutDoc(name, kind)) });
+    assert.equal((await put('db', 'StatefulSet')).status, 201);
+    assert.equal(deps.api.clusters.started, false, 'a StatefulSet has nothing to check at apply');
+    const web = await put('web', 'Deployment');
+    assert.equal(web.status, 201, web.text);
+    assert.equal(deps.api.clusters.started, true, 'a Deployment on Recreate is refused at apply: the API reads it (view-only)');
   });
 
   test('GET .../workload of a Deployment answers its ReplicaSet with the real pods', async () => {

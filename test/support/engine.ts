@@ -9,11 +9,11 @@ import { Meter } from '../../shared/reconcile/meter.ts';
 import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import { reconcile } from '../../shared/reconcile/reconcile.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
-import type { CommandBody, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';
+import type { CommandBody, DeploymentStrategy, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 import { startDynalite } from './dynalite.ts';
 import { CollectingPublisher } from './fakes/collectingPublisher.ts';
-import { InvariantWatcher } from './invariants.ts';
+import { InvariantWatcher, type WatchOptions } from './invariants.ts';
 import type { AuditPolicyRule } from '../../shared/adapters/local/controlPlane.ts';
 import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
 import { TestClock } from './testClock.ts';
@@ -29,6 +29,10 @@ export interface RolloutOptions {
   failureThreshold?: number | string;
   /** Use exactly this namespace (created here) instead of `<prefix>-<random>`: audit rules name namespaces. */
   namespace?: string;
+  /** spec.deploymentStrategy of the Rollout (default: none, i.e. MinReadySeconds). */
+  deploymentStrategy?: DeploymentStrategy;
+  /** The Deployment's own minReadySeconds (default unset). */
+  minReadySeconds?: number;
 }
 
 export class Engine {
@@ -87,8 +91,9 @@ export class Engine {
     const replicas = opts.replicas ?? 10;
     const deployment: DeploymentOptions = { replicas, image: 'registry.invalid/web:v1' };
     if (opts.strategy) deployment.strategy = opts.strategy;
+    if (opts.minReadySeconds !== undefined) deployment.minReadySeconds = opts.minReadySeconds;
     await this.cluster.createDeployment(namespace, 'web', deployment);
-    const s = new Scenario(this, namespace);
+    const s = new Scenario(this, namespace, opts.deploymentStrategy === 'Partition');
     await s.waitForPods('registry.invalid/web:v1', replicas);
     await this.applyRollout(s.key, 'Deployment', opts);
     return s;
@@ -125,6 +130,7 @@ export class Engine {
       spec: {
         workloadRef: { apiVersion: 'apps/v1', kind, name: 'web' },
         strategy: { canary: { steps: opts.steps ?? [{ replicas: 1 }, { replicas: '50%' }, { replicas: '100%' }], ...(opts.failureThreshold !== undefined ? { failureThreshold: opts.failureThreshold } : {}) } },
+        ...(opts.deploymentStrategy ? { deploymentStrategy: opts.deploymentStrategy } : {}),
         ...opts.spec,
       },
     };
@@ -147,14 +153,15 @@ export class Scenario {
   readonly core: CoreV1Api;
   watcher: InvariantWatcher | null = null;
 
-  constructor(readonly engine: Engine, readonly namespace: string) {
+  /** `partition`: the Rollout uses the Partition strategy (the watcher then also checks the native controller moves nothing). */
+  constructor(readonly engine: Engine, readonly namespace: string, readonly partition = false) {
     this.key = { cluster: CLUSTER, namespace, name: 'web' };
     this.apps = engine.cluster.admin.makeApiClient(AppsV1Api);
     this.core = engine.cluster.admin.makeApiClient(CoreV1Api);
   }
 
-  async watch(): Promise<InvariantWatcher> {
-    this.watcher = await InvariantWatcher.start(this.engine.cluster.admin, this.namespace, 'web');
+  async watch(opts: WatchOptions = {}): Promise<InvariantWatcher> {
+    this.watcher = await InvariantWatcher.start(this.engine.cluster.admin, this.namespace, 'web', { partition: this.partition, ...opts });
     return this.watcher;
   }
 
@@ -185,6 +192,11 @@ export class Scenario {
       this.core.listNamespacedPod({ namespace: this.namespace }),
     ]);
     return { state, deployment, replicaSets: rsList.items, pods: podsByImage(podList.items) };
+  }
+
+  /** A snapshot once the rollout is gone (its STATE reads as the initial one). */
+  snapshotWithoutState(): Promise<Snapshot> {
+    return this.snapshot();
   }
 
   async setImage(image: string): Promise<void> {

@@ -1,22 +1,50 @@
 // Watches one namespace of the real test cluster during a release scenario and records every
-// breach of the contract the product promises:
-//  1. availability: Ready, non-terminating pods never fall below N − maxUnavailable (the user's
-//     Deployment budget), once the workload has first reached it;
-//  2. the native Deployment controller changes no ReplicaSet's replicas except to propagate a
-//     change of the Deployment's own replicas, and creates no ReplicaSet (attribution from
-//     managedFields: the manager owning spec.replicas is the one that last set it);
-//  3. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
+// breach of the contract the product promises (issue 10's definition):
+//  1. availability: truly Available pods — Ready for at least the user's ORIGINAL minReadySeconds,
+//     whatever the (possibly inflated) field says — never fall below N − maxUnavailable (the user's
+//     budget, resolved against the live N), once the workload has first reached it;
+//  2. surge: the ReplicaSets never ask for more than N + maxSurge pods (the user's), the bound the
+//     native controller keeps too (live pods may overlap for a moment: one being deleted while its
+//     replacement is created);
+//  3. never Recreate behaviour: the Deployment is never seen unpaused on strategy Recreate;
+//  4. Partition strategy only (`partition: true`): the native Deployment controller changes no
+//     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
+//     size a lone active ReplicaSet to N (which it does paused or not, k8s-semantics §4), and
+//     creates no ReplicaSet (attribution from managedFields: the manager owning spec.replicas is the
+//     one that last set it). Under MinReadySeconds the native controller is the one moving pods;
+//  5. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
 //     ReplicaSet of that image asking for more, than the batch approved so far.
+// The user's budget is what the Deployment had when the watcher started (at rest), unless given.
 import https from 'node:https';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { resolveRollingBudget } from '../../shared/rollout/arithmetic.ts';
-import { ORIGINAL_STRATEGY } from '../../shared/workloads/deployment/deploymentObjects.ts';
+import type { IntOrPercent } from '../../shared/rollout/types.ts';
 
 type Obj = {
-  metadata: { name: string; resourceVersion?: string; deletionTimestamp?: string; annotations?: Record<string, string>; managedFields?: { manager?: string; fieldsV1?: Record<string, unknown> }[] };
+  metadata: { name: string; resourceVersion?: string; generation?: number; deletionTimestamp?: string; annotations?: Record<string, string>; managedFields?: { manager?: string; fieldsV1?: Record<string, unknown> }[] };
   spec?: Record<string, unknown>;
-  status?: { conditions?: { type: string; status: string }[] };
+  status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[]; observedGeneration?: number };
 };
+
+/** What the user set on the Deployment before any release. */
+export interface UserBudget {
+  maxSurge?: IntOrPercent;
+  maxUnavailable?: IntOrPercent;
+  minReadySeconds: number;
+}
+
+export interface WatchOptions {
+  /** The Partition strategy: the native controller must not move pods itself. */
+  partition?: boolean;
+  /** The user's budget; default: read from the Deployment when the watcher starts. */
+  user?: UserBudget;
+  /**
+   * Pods the ReplicaSets may ask for beyond N + maxSurge. The Partition strategy needs 1 for the
+   * first pod of a release when maxSurge is 0: the native controller resizes a lone active
+   * ReplicaSet to N, so the new one must exist before the old one shrinks (README).
+   */
+  surgeAllowance?: number;
+}
 
 const NATIVE_CONTROLLER = 'kube-controller-manager';
 /** A replica change by the native controller this soon after the Deployment's replicas changed is propagation. */
@@ -26,6 +54,10 @@ export class InvariantWatcher {
   readonly violations: string[] = [];
   /** Lowest availability margin seen (available − (N − maxUnavailable)); ≥ 0 means within budget. */
   minMargin = Number.POSITIVE_INFINITY;
+  /** Lowest number of truly Available pods seen once the baseline was reached. */
+  minAvailable = Number.POSITIVE_INFINITY;
+  /** Most live pods seen at once. */
+  maxLive = 0;
   /** Times the Deployment was seen unpaused with the native controller reporting the rollout complete. */
   nativeCompletions = 0;
   private readonly pods = new Map<string, Obj>();
@@ -35,13 +67,16 @@ export class InvariantWatcher {
   private baseline = false;
   private readonly aborts: AbortController[] = [];
   private readonly caps = new Map<string, number>();
+  private user: UserBudget | null;
   /** Live (non-terminating) pods per image each time the count changed, in order: a release only adds. */
   readonly podCounts = new Map<string, number[]>();
 
-  private constructor(private readonly namespace: string, private readonly deploymentName: string) {}
+  private constructor(private readonly namespace: string, private readonly deploymentName: string, private readonly opts: WatchOptions) {
+    this.user = opts.user ?? null;
+  }
 
-  static async start(admin: KubeConfig, namespace: string, deploymentName: string): Promise<InvariantWatcher> {
-    const w = new InvariantWatcher(namespace, deploymentName);
+  static async start(admin: KubeConfig, namespace: string, deploymentName: string, opts: WatchOptions = {}): Promise<InvariantWatcher> {
+    const w = new InvariantWatcher(namespace, deploymentName, opts);
     const watch = new Watch(admin);
     const paths = {
       pods: `/api/v1/namespaces/${namespace}/pods`,
@@ -89,7 +124,8 @@ export class InvariantWatcher {
       else this.pods.set(name, obj);
       this.checkPodCounts();
     } else if (kind === 'replicaSets') {
-      this.checkReplicaSet(type, obj);
+      if (this.opts.partition) this.checkReplicaSet(type, obj);
+      this.checkCaps(type, obj);
       if (type === 'DELETED') this.replicaSets.delete(name);
       else this.replicaSets.set(name, obj);
     } else if (name === this.deploymentName) {
@@ -99,7 +135,14 @@ export class InvariantWatcher {
         if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false; // new pods are not created yet
       }
       this.deployment = type === 'DELETED' ? null : obj;
-      if (this.deployment && reportsComplete(this.deployment)) this.nativeCompletions += 1;
+      if (this.deployment) {
+        this.user ??= userBudgetOf(this.deployment);
+        if (reportsComplete(this.deployment)) this.nativeCompletions += 1;
+        const strategy = this.deployment.spec?.strategy as { type?: string } | undefined;
+        if (this.deployment.spec?.paused !== true && strategy?.type === 'Recreate') {
+          this.violations.push(`Deployment ${name} seen unpaused on strategy Recreate at ${new Date().toISOString()} (the native controller would delete every pod at once)`);
+        }
+      }
     }
     this.checkAvailability();
   }
@@ -109,15 +152,20 @@ export class InvariantWatcher {
     if (type === 'ADDED' && manager === NATIVE_CONTROLLER) {
       this.violations.push(`the native controller created ReplicaSet ${rs.metadata.name}`);
     }
+    const before = this.replicaSets.get(rs.metadata.name);
+    if (type !== 'MODIFIED' || !before || before.spec?.replicas === rs.spec?.replicas) return;
+    const loneToN = Number(rs.spec?.replicas) === Number(this.deployment?.spec?.replicas) &&
+      [...this.replicaSets.values()].every((o) => o.metadata.name === rs.metadata.name || Number(o.spec?.replicas ?? 0) === 0);
+    if (manager === NATIVE_CONTROLLER && !loneToN && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
+      this.violations.push(`the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment`);
+    }
+  }
+
+  private checkCaps(type: string, rs: Obj): void {
     const image = imageOf(rs.spec?.template);
     const cap = image === undefined ? undefined : this.caps.get(image);
     if (cap !== undefined && type !== 'DELETED' && Number(rs.spec?.replicas ?? 0) > cap) {
       this.violations.push(`ReplicaSet ${rs.metadata.name} asks for ${String(rs.spec?.replicas)} pods of ${image}, beyond the approved ${cap}`);
-    }
-    const before = this.replicaSets.get(rs.metadata.name);
-    if (type !== 'MODIFIED' || !before || before.spec?.replicas === rs.spec?.replicas) return;
-    if (manager === NATIVE_CONTROLLER && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
-      this.violations.push(`the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment`);
     }
   }
 
@@ -138,19 +186,29 @@ export class InvariantWatcher {
 
   private checkAvailability(): void {
     const d = this.deployment;
-    if (!d) return;
+    const user = this.user;
+    if (!d || !user) return;
     const total = Number(d.spec?.replicas ?? 1);
-    const strategy = userStrategy(d);
-    const { maxUnavailable } = resolveRollingBudget(total, strategy.maxSurge, strategy.maxUnavailable);
-    const available = [...this.pods.values()].filter((p) => !p.metadata.deletionTimestamp && isReady(p)).length;
+    const { maxSurge, maxUnavailable } = resolveRollingBudget(total, user.maxSurge, user.maxUnavailable);
+    const now = Date.now();
+    const live = [...this.pods.values()].filter((p) => !p.metadata.deletionTimestamp);
+    const available = live.filter((p) => trulyAvailable(p, user.minReadySeconds, now)).length;
     const margin = available - (total - maxUnavailable);
+    const at = new Date(now).toISOString();
+    const asked = [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
+    // A scale-down is the user's; its surplus goes away at the controller's pace.
+    if (Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
+      this.violations.push(`ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${maxSurge} in ${this.namespace} at ${at}`);
+    }
+    this.maxLive = Math.max(this.maxLive, live.length);
     if (!this.baseline) {
       if (margin >= 0) this.baseline = true;
       return;
     }
     this.minMargin = Math.min(this.minMargin, margin);
+    this.minAvailable = Math.min(this.minAvailable, available);
     if (margin < 0) {
-      this.violations.push(`availability ${available} < ${total} − ${maxUnavailable} in ${this.namespace} at ${new Date().toISOString()}`);
+      this.violations.push(`availability ${available} < ${total} − ${maxUnavailable} in ${this.namespace} at ${at}`);
     }
   }
 }
@@ -173,8 +231,8 @@ async function rawGet(kc: KubeConfig, path: string): Promise<unknown> {
 }
 
 function reportsComplete(d: Obj): boolean {
-  const st = d.status as { observedGeneration?: number; conditions?: { type: string; status: string; reason?: string }[] } | undefined;
-  const generation = (d.metadata as { generation?: number }).generation ?? 0;
+  const st = d.status;
+  const generation = d.metadata.generation ?? 0;
   return d.spec?.paused !== true && (st?.observedGeneration ?? -1) >= generation &&
     (st?.conditions ?? []).some((c) => c.type === 'Progressing' && c.status === 'True' && c.reason === 'NewReplicaSetAvailable');
 }
@@ -185,15 +243,23 @@ function imageOf(podOrTemplate: unknown): string | undefined {
   return containers?.[0]?.image;
 }
 
-function isReady(pod: Obj): boolean {
-  return (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+/** Ready for at least the user's minReadySeconds, by the Ready condition's lastTransitionTime. */
+function trulyAvailable(pod: Obj, minReadySeconds: number, now: number): boolean {
+  const ready = (pod.status?.conditions ?? []).find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') return false;
+  if (minReadySeconds <= 0) return true;
+  const since = Date.parse(ready.lastTransitionTime ?? '');
+  return !Number.isNaN(since) && since + minReadySeconds * 1000 <= now;
 }
 
-/** The user's rolling budget: saved in our annotation while a release holds the Deployment on Recreate. */
-function userStrategy(d: Obj): { maxSurge?: number | `${number}%`; maxUnavailable?: number | `${number}%` } {
-  const saved = d.metadata.annotations?.[ORIGINAL_STRATEGY];
-  const strategy = (saved ? JSON.parse(saved) : d.spec?.strategy) as { rollingUpdate?: Record<string, never> } | undefined;
-  return strategy?.rollingUpdate ?? {};
+/** The Deployment's own budget, as first seen (the scenarios start the watcher at rest). */
+function userBudgetOf(d: Obj): UserBudget {
+  const strategy = d.spec?.strategy as { rollingUpdate?: { maxSurge?: IntOrPercent; maxUnavailable?: IntOrPercent } } | undefined;
+  return {
+    ...(strategy?.rollingUpdate?.maxSurge !== undefined ? { maxSurge: strategy.rollingUpdate.maxSurge } : {}),
+    ...(strategy?.rollingUpdate?.maxUnavailable !== undefined ? { maxUnavailable: strategy.rollingUpdate.maxUnavailable } : {}),
+    minReadySeconds: Number(d.spec?.minReadySeconds ?? 0),
+  };
 }
 
 function replicasOwner(rs: Obj): string | undefined {

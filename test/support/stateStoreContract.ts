@@ -3,7 +3,7 @@
 // test/integration/statestore.dynamodb.test.ts). The factory returns a fresh, empty store per test.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConflictError, StaleStateError, ValidationError } from '../../shared/errors.ts';
+import { ConflictError, StaleStateError, ValidationError, WorkloadClaimedError } from '../../shared/errors.ts';
 import type { StateStore } from '../../shared/reconcile/ports.ts';
 import { initialState } from '../../shared/rollout/state.ts';
 import {
@@ -199,6 +199,41 @@ export function stateStoreContract(name: string, factory: StateStoreFactory): vo
       assert.deepEqual(loaded.spec, { spec: changed, specVersion: 2, document: { changed: true } });
       assert.equal(loaded.state.version, 0, 'a spec alone has no STATE');
       await assert.rejects(store.putSpec(key, sampleSpec(rolloutKey('other')), null, 2), ValidationError);
+    });
+
+    test('one rollout per workload: a second one for the same workload is refused naming the first, and nothing is written', async () => {
+      const { store } = await setup();
+      const first = rolloutKey('web');
+      const second = rolloutKey('web-canary');
+      const onWeb = (key: typeof first) => ({ ...sampleSpec(key), workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment' as const, name: 'web' } });
+      await store.putSpec(first, onWeb(first), null, 0);
+      await assert.rejects(store.putSpec(second, onWeb(second), null, 0), (err: unknown) => {
+        assert.ok(err instanceof WorkloadClaimedError && err instanceof ConflictError, String(err));
+        assert.equal(err.owner, 'web');
+        assert.match(err.message, /Deployment shop\/web is already managed by rollout web/);
+        return true;
+      });
+      assert.equal((await store.load(second)).spec, null);
+      assert.deepEqual(await store.listRollouts(), [first]);
+      assert.equal(await store.putSpec(first, { ...onWeb(first), paused: true }, null, 1), 2, 'the owner may apply again');
+      const otherKind = { ...sampleSpec(second), workloadRef: { apiVersion: 'apps/v1', kind: 'StatefulSet' as const, name: 'web' } };
+      assert.equal(await store.putSpec(second, otherKind, null, 0), 1, 'a StatefulSet of the same name is another workload');
+    });
+
+    test('a workload is free again once its rollout is deleted or points elsewhere; two racing claims, one wins', async () => {
+      const { store } = await setup();
+      const [a, b, c] = [rolloutKey('a'), rolloutKey('b'), rolloutKey('c')];
+      const on = (key: typeof a, name: string) => ({ ...sampleSpec(key), workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment' as const, name } });
+      await store.putSpec(a, on(a, 'web'), null, 0);
+      await store.deleteRollout(a);
+      assert.equal(await store.putSpec(b, on(b, 'web'), null, 0), 1, 'released by the delete');
+      await store.putSpec(b, on(b, 'api'), null, 1);
+      assert.equal(await store.putSpec(c, on(c, 'web'), null, 0), 1, 'b points at api now: its claim on web is stale and taken over');
+      await assert.rejects(store.putSpec(b, on(b, 'web'), null, 2), WorkloadClaimedError);
+      const racers = [rolloutKey('x'), rolloutKey('y'), rolloutKey('z')];
+      const results = await Promise.allSettled(racers.map((k) => store.putSpec(k, on(k, 'queue'), null, 0)));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof WorkloadClaimedError, String(r.reason));
     });
 
     test('listRollouts lists applied rollouts, filtered by cluster and namespace', async () => {

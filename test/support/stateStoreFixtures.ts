@@ -37,6 +37,7 @@ export function sampleSpec(key: RolloutKey): RolloutSpec {
       { replicas: '50%', pause: { type: 'timed', seconds: 600 } },
       { replicas: '100%', pause: { type: 'none' } },
     ],
+    deploymentStrategy: 'MinReadySeconds',
     failureThreshold: null,
     progressDeadlineSeconds: 600,
     rollbackOnFailure: true,

@@ -5,11 +5,13 @@
 //   H#…      entry (map), expiresAt (N, epoch seconds: TTL)
 //   INDEX    cluster, namespace, name (S): one per rollout with a SPEC
 //   CLUSTERS registration (map)
+//   CLAIM    owner (S): the rollout that manages a workload (claims.ts)
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { ClusterRegistration, HistoryEntry, Outbox, StoredSpec, StoredState } from '../../reconcile/ports.ts';
 import { initialState } from '../../rollout/state.ts';
 import type { ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
+import { claimPk } from './claims.ts';
 import {
   CLUSTERS_PK, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, clusterSk, dueAtFor, dueShard, historyExpiresAt, historySk, indexSk, resyncPhase, rolloutPk,
 } from './keys.ts';
@@ -35,6 +37,8 @@ export function specItem(key: RolloutKey, spec: RolloutSpec, document: unknown, 
     dueShard: RESYNC_SHARD,
     dueAt: resyncPhase(pk),
     spec,
+    // The claim this SPEC holds, so a delete finds it without reading the spec.
+    claim: claimPk(key, spec.workloadRef),
     // A string keeps the document exactly as applied (key order, nulls, empty maps) for `get`.
     document: JSON.stringify(document ?? null),
     specVersion,

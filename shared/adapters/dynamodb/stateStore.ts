@@ -9,7 +9,8 @@ import { NO_METER } from '../../reconcile/meter.ts';
 import type { Meter } from '../../reconcile/meter.ts';
 import type { Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredState } from '../../reconcile/ports.ts';
 import { initialState } from '../../rollout/state.ts';
-import type { Command, ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
+import type { Command, ReleaseState, RolloutKey, RolloutSpec, WorkloadRef } from '../../rollout/types.ts';
+import { CLAIM_ATTEMPTS, SK_CLAIM, claimIsLive, claimPk, claimedError } from './claims.ts';
 import {
   clusterItem, historyItem, indexItem, readClusterItem, readHistoryItem, readIndexItem, readSpecItem, readStateItem, specItem, stateItem,
 } from './items.ts';
@@ -93,6 +94,8 @@ export class DynamoStateStore implements StateStore {
     validateRolloutKey(key);
     validateSpecKey(key, spec);
     validateVersion(expectedSpecVersion, 'expectedSpecVersion');
+    // The claim goes first: a SPEC never points at a workload without owning it.
+    await this.claim(key, spec.workloadRef);
     const specVersion = expectedSpecVersion + 1;
     try {
       await this.table.putItem({ Item: specItem(key, spec, document, specVersion, this.clock.now()), ...versionCondition('specVersion', expectedSpecVersion) });
@@ -113,16 +116,20 @@ export class DynamoStateStore implements StateStore {
     const items = await this.table.queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: marshall({ ':pk': rolloutPk(key) }),
-      ProjectionExpression: 'pk, sk',
+      ProjectionExpression: 'pk, sk, claim',
       ConsistentRead: true,
     });
+    const claim = items.find((k) => k.sk?.S === SK_SPEC)?.claim?.S;
     // SPEC first: once it is gone no reconcile touches the cluster for this key, and a reconcile that
     // finds STATE without SPEC finishes the delete. STATE goes last (it takes the item off the due index).
     const order = (sk: string) => (sk === 'SPEC' ? 0 : sk === 'STATE' ? 2 : 1);
     items.sort((a, b) => order(a.sk?.S ?? '') - order(b.sk?.S ?? ''));
+    const keyOf = (k: (typeof items)[number]) => ({ pk: k.pk, sk: k.sk }) as Item;
     const spec = items.filter((k) => k.sk?.S === 'SPEC');
-    if (spec.length > 0) await this.table.batchWrite(spec.map((Key) => ({ DeleteRequest: { Key } })));
-    await this.table.batchWrite(items.filter((k) => k.sk?.S !== 'SPEC').map((Key) => ({ DeleteRequest: { Key } })));
+    if (spec.length > 0) await this.table.batchWrite(spec.map((k) => ({ DeleteRequest: { Key: keyOf(k) } })));
+    await this.table.batchWrite(items.filter((k) => k.sk?.S !== 'SPEC').map((k) => ({ DeleteRequest: { Key: keyOf(k) } })));
+    // The claim, if still ours: once the SPEC is gone a leftover is stale anyway (claims.ts).
+    if (claim) await this.releaseClaim(claim, key.name);
     // The listing entry goes last: if we crash before, the half-deleted rollout is still listed
     // and the user can delete it again.
     await this.table.deleteItem({ Key: marshall({ pk: INDEX_PK, sk: indexSk(key) }) });
@@ -231,6 +238,47 @@ export class DynamoStateStore implements StateStore {
       ConsistentRead: true,
     });
     return items.map(readClusterItem);
+  }
+
+  /** Claim `ref` for `key` (conditional put), taking over a stale claim; WorkloadClaimedError when another rollout holds it. */
+  private async claim(key: RolloutKey, ref: WorkloadRef): Promise<void> {
+    const pk = claimPk(key, ref);
+    const Item = marshall({ pk, sk: SK_CLAIM, owner: key.name });
+    let condition = { expression: 'attribute_not_exists(pk) OR #o = :owner', owner: key.name };
+    for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
+      try {
+        await this.table.putItem({
+          Item, ConditionExpression: condition.expression,
+          ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: marshall({ ':owner': condition.owner }),
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      }
+      const held = await this.table.getItem({ Key: marshall({ pk, sk: SK_CLAIM }), ConsistentRead: true });
+      const owner = held.Item?.owner?.S;
+      if (owner === undefined) {
+        condition = { expression: 'attribute_not_exists(pk) OR #o = :owner', owner: key.name };
+        continue;
+      }
+      const ownerSpec = (await this.load({ ...key, name: owner })).spec;
+      if (claimIsLive(ref, ownerSpec?.spec.workloadRef ?? null)) {
+        throw claimedError(key, ref, owner);
+      }
+      condition = { expression: '#o = :owner', owner };
+    }
+    throw new ConflictError(`claiming ${ref.kind} ${key.namespace}/${ref.name} for ${rolloutKeyString(key)} kept racing other applies; try again`);
+  }
+
+  private async releaseClaim(pk: string, owner: string): Promise<void> {
+    try {
+      await this.table.deleteItem({
+        Key: marshall({ pk, sk: SK_CLAIM }), ConditionExpression: '#o = :owner',
+        ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: marshall({ ':owner': owner }),
+      });
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
   }
 
   private async readState(key: RolloutKey): Promise<StoredState> {

@@ -4,7 +4,7 @@ import { spec } from '../common/objects.ts';
 import { isRecord } from '../../json.ts';
 import type { IntOrPercent } from '../../rollout/types.ts';
 
-/** Where we keep the user's rollingUpdate strategy while a release holds the Deployment on Recreate. */
+/** Partition strategy: where we keep the user's rollingUpdate strategy while a release holds the Deployment on Recreate. */
 export const ORIGINAL_STRATEGY = 'rollouts.serverless-rollouts.io/original-strategy';
 export const REVISION = 'deployment.kubernetes.io/revision';
 export const DESIRED_REPLICAS = 'deployment.kubernetes.io/desired-replicas';
@@ -19,6 +19,10 @@ export const NOT_COPIED = new Set([
   'deprecated.deployment.rollback.to',
 ]);
 export const MAX_INT32 = 2147483647;
+/** Kruise's MaxReadySeconds: the inflated minReadySeconds (validation wants it below progressDeadlineSeconds). */
+export const INFLATED_MIN_READY_SECONDS = MAX_INT32 - 1;
+/** Kruise's MaxProgressSeconds: the inflated progressDeadlineSeconds, which also means "no deadline". */
+export const INFLATED_PROGRESS_DEADLINE_SECONDS = MAX_INT32;
 
 export interface Strategy {
   type?: string;

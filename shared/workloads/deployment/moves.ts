@@ -25,11 +25,12 @@ export interface MoveInput {
 
 /** New spec.replicas per revision id, for the revisions that change in this increment (a missing target is always included). */
 export function nextMoves(input: MoveInput): Map<string, number> {
-  const { total, maxSurge, maxUnavailable, target, stable, distribution } = input;
-  const want = (id: string) => distribution[id] ?? 0;
+  const { total, maxSurge, maxUnavailable, target, stable } = input;
   const revisions = input.revisions.some((r) => r.id === target)
     ? input.revisions
     : [...input.revisions, { id: target, desired: 0, available: 0 }];
+  const distribution = keepTarget(input.distribution, target, stable, revisions, total + maxSurge, total);
+  const want = (id: string) => distribution[id] ?? 0;
   const next = new Map(revisions.map((r) => [r.id, r.desired]));
 
   // Scale down first, within the availability budget. Pods beyond a ReplicaSet's spec are already
@@ -77,6 +78,23 @@ export function nextMoves(input: MoveInput): Map<string, number> {
   function downRank(id: string): number {
     return id === target ? 2 : id === stable ? 1 : 0;
   }
+}
+
+/**
+ * The target is never scaled down (Kruise: a batch never moves backwards): when it already has more
+ * pods than the distribution asks (the native controller moved ahead while someone resumed the
+ * Deployment), it keeps them, up to N, and the stable revision gives up as many. Only a scale-down of
+ * the workload (more pods asked for than N + maxSurge) shrinks it, to its proportional share.
+ */
+function keepTarget(distribution: Record<string, number>, target: string, stable: string | null, revisions: RevisionReplicas[], allowed: number, total: number): Record<string, number> {
+  const asked = distribution[target] ?? 0;
+  const current = revisions.find((r) => r.id === target)?.desired ?? 0;
+  const all = sum(revisions.map((r) => r.desired));
+  const kept = all > allowed ? Math.ceil((current * total) / all) : Math.min(total, current);
+  if (kept <= asked) return distribution;
+  const out = { ...distribution, [target]: kept };
+  if (stable !== null) out[stable] = Math.max(0, Math.min(distribution[stable] ?? 0, total - kept));
+  return out;
 }
 
 function sum(values: number[]): number {

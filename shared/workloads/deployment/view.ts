@@ -1,39 +1,53 @@
-// Observation → WorkloadView for a Deployment held in partition style.
+// Observation → WorkloadView for a Deployment, in either strategy. The workload itself says which
+// release strategy is in flight (its annotations), so a lost STATE changes nothing:
+//  - MinReadySeconds: held by the inflated minReadySeconds (never paused mid-release); a pod counts
+//    as Available once Ready for the user's ORIGINAL minReadySeconds (the inflated field makes the
+//    controller's own counts useless);
+//  - Partition: held by spec.paused, ReplicaSet counts as the controller reports them;
+//  - at rest: held by spec.paused.
 import { resolveRollingBudget } from '../../rollout/arithmetic.ts';
-import type { RevisionView, WorkloadView } from '../../rollout/types.ts';
+import type { DeploymentStrategy, RevisionView, WorkloadView } from '../../rollout/types.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Observation } from '../driver.ts';
-import { MAX_INT32, ORIGINAL_STRATEGY, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
+import { MAX_INT32, ORIGINAL_STRATEGY, inTakeover, revisionNumber, strategyOf, userStrategy, type Strategy } from './deploymentObjects.ts';
 import { condition, images, isControlledBy, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
+import { isAvailable, nextAvailableAt } from '../common/pods.ts';
+import { readOriginals, type OriginalsRead } from './originals.ts';
+import { newReplicaSetName } from './replicaSetName.ts';
 import { revisionId } from './revision.ts';
+
+const MISSING: WorkloadView = {
+  kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
+  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
+};
 
 export function deploymentView(obs: Observation): WorkloadView {
   const d = obs.workload;
-  if (!d) {
-    return {
-      kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
-      observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [],
-    };
-  }
+  if (!d) return MISSING;
   const total = replicasOf(d);
   const owned = ownedReplicaSets(obs);
-  const strategy = userStrategy(d);
+  const originals = readOriginals(d);
+  const strategy = userRollingStrategy(d, originals);
   const budget = resolveRollingBudget(total, strategy.rollingUpdate?.maxSurge, strategy.rollingUpdate?.maxUnavailable);
   const observed =
     num(status(d).observedGeneration, -1) >= num(d.metadata.generation) &&
     owned.every((rs) => num(status(rs).observedGeneration, -1) >= num(rs.metadata.generation));
+  const counting = availabilityRule(obs, originals);
+  const templateRevision = revisionId(templateOf(d));
   return {
     kind: 'Deployment',
     exists: true,
     replicas: total,
-    templateRevision: revisionId(templateOf(d)),
-    revisions: revisionViews(owned),
-    held: spec(d).paused === true,
+    templateRevision,
+    revisions: revisionViews(owned, counting),
+    held: spec(d).paused === true || originals.state !== 'absent',
     observed,
     nativeComplete: nativeComplete(d, total, observed),
     maxSurge: budget.maxSurge,
     maxUnavailable: budget.maxUnavailable,
-    problems: problems(d, strategy.type),
+    problems: problems(obs, strategy.type, originals, owned, templateRevision),
+    strategy: strategyInFlight(d, originals),
+    nextAvailableAt: counting.pods ? nextAvailableAt(counting.pods, counting.minReadySeconds, counting.now) : null,
   };
 }
 
@@ -47,7 +61,40 @@ export function ownedReplicaSets(obs: Observation): KubeObject[] {
   );
 }
 
-function revisionViews(owned: KubeObject[]): RevisionView[] {
+/** The release strategy whose changes the Deployment carries, read from the Deployment alone. */
+export function strategyInFlight(d: KubeObject, originals: OriginalsRead = readOriginals(d)): DeploymentStrategy | null {
+  if (originals.state !== 'absent') return 'MinReadySeconds';
+  return inTakeover(d) ? 'Partition' : null;
+}
+
+/** The user's strategy: from the MinReadySeconds annotations, the Partition annotation, or the live object. */
+function userRollingStrategy(d: KubeObject, originals: OriginalsRead): Strategy {
+  if (originals.state !== 'ok') return userStrategy(d);
+  const live = strategyOf(d);
+  const { maxSurge, maxUnavailable } = originals.originals;
+  return { ...live, rollingUpdate: { ...(maxSurge === null ? {} : { maxSurge }), ...(maxUnavailable === null ? {} : { maxUnavailable }) } };
+}
+
+/** How Available pods are counted: from the ReplicaSets' status, or from the pods against the original minReadySeconds. */
+interface AvailabilityRule {
+  /** The pods (listed by observe) when they must be judged one by one; null = ReplicaSet status. */
+  pods: KubeObject[] | null;
+  minReadySeconds: number;
+  now: Date;
+  /** Without pods, while minReadySeconds is inflated: the original is 0, so Ready is Available. */
+  readyIsAvailable: boolean;
+}
+
+function availabilityRule(obs: Observation, originals: OriginalsRead): AvailabilityRule {
+  const now = obs.now ?? new Date();
+  if (originals.state !== 'ok') return { pods: null, minReadySeconds: 0, now, readyIsAvailable: false };
+  const minReadySeconds = originals.originals.minReadySeconds ?? 0;
+  // observe lists pods exactly when this needs them (driver.ts): a non-zero original minReadySeconds.
+  if (minReadySeconds > 0) return { pods: obs.pods.filter((p) => !p.metadata.deletionTimestamp), minReadySeconds, now, readyIsAvailable: false };
+  return { pods: null, minReadySeconds, now, readyIsAvailable: true };
+}
+
+function revisionViews(owned: KubeObject[], rule: AvailabilityRule): RevisionView[] {
   const byId = new Map<string, RevisionView>();
   for (const rs of owned) {
     const template = templateOf(rs);
@@ -62,10 +109,18 @@ function revisionViews(owned: KubeObject[]): RevisionView[] {
       desired: (prev?.desired ?? 0) + num(spec(rs).replicas, 1),
       current: (prev?.current ?? 0) + num(st.replicas),
       ready: (prev?.ready ?? 0) + num(st.readyReplicas),
-      available: (prev?.available ?? 0) + num(st.availableReplicas),
+      available: (prev?.available ?? 0) + availableOf(rs, rule),
     });
   }
   return [...byId.values()].sort((a, b) => b.number - a.number);
+}
+
+function availableOf(rs: KubeObject, rule: AvailabilityRule): number {
+  const st = status(rs);
+  if (rule.pods) {
+    return rule.pods.filter((p) => isControlledBy(p, rs) && isAvailable(p, rule.minReadySeconds, rule.now)).length;
+  }
+  return rule.readyIsAvailable ? num(st.readyReplicas) : num(st.availableReplicas);
 }
 
 /**
@@ -83,16 +138,32 @@ function nativeComplete(d: KubeObject, total: number, observed: boolean): boolea
   return progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable';
 }
 
-function problems(d: KubeObject, userStrategyType: string | undefined): string[] {
+function problems(obs: Observation, userStrategyType: string | undefined, originals: OriginalsRead, owned: KubeObject[], templateRevision: string): string[] {
+  const d = obs.workload as KubeObject;
   const out: string[] = [];
   if (selectorString(spec(d).selector) === '') {
     out.push('spec.selector selects every pod in the namespace; a non-empty selector is required (the Deployment controller refuses it too)');
   }
   if (d.metadata.deletionTimestamp) out.push('the Deployment is being deleted');
   if (userStrategyType === 'Recreate') out.push('spec.strategy.type Recreate cannot be released in batches; use RollingUpdate');
+  if (originals.state === 'broken') out.push(...originals.problems);
   const live = strategyOf(d);
-  if (inTakeover(d) && live.type !== 'Recreate') {
+  if (inTakeover(d) && originals.state !== 'absent') {
+    out.push(`the Deployment carries both the Partition annotation ${ORIGINAL_STRATEGY} and the MinReadySeconds rollouts.kruise.io/original-* annotations; remove the one that does not describe the release in flight`);
+  } else if (inTakeover(d) && live.type !== 'Recreate') {
     out.push(`spec.strategy was changed during a release (annotation ${ORIGINAL_STRATEGY} expects Recreate while pods move)`);
   }
+  const collision = nameCollision(obs, owned, templateRevision);
+  if (collision) out.push(collision);
   return out;
+}
+
+/** A ReplicaSet that is not the Deployment's holds the name its next ReplicaSet would get (observe read it by name). */
+function nameCollision(obs: Observation, owned: KubeObject[], templateRevision: string): string | null {
+  const d = obs.workload as KubeObject;
+  const name = newReplicaSetName(d, owned, templateRevision);
+  const holder = (obs.others ?? []).find((o) => o.kind === 'ReplicaSet' && o.metadata.name === name && !owned.some((rs) => rs.metadata.uid === o.metadata.uid));
+  // One being deleted is gone in a moment (a Deployment deleted and created again): wait for it.
+  if (!holder || holder.metadata.deletionTimestamp) return null;
+  return `ReplicaSet ${name} already exists and does not belong to Deployment ${d.metadata.name} (name collision), so the new revision's ReplicaSet cannot be created; delete or rename it`;
 }

@@ -9,8 +9,8 @@ import { statefulSetWrites } from './writes.ts';
 import { statefulSetWatches } from './watches.ts';
 
 /** One GET and two LISTs by the set's selector: its ControllerRevisions (revisions) and pods (counts). */
-async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef): Promise<Observation> {
-  const none: Observation = { namespace, ref, workload: null, children: [], pods: [] };
+async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation> {
+  const none: Observation = { namespace, ref, workload: null, children: [], pods: [], ...(now ? { now } : {}) };
   // A Kruise Advanced StatefulSet has no typed binding here: the view reports it unsupported.
   if (ref.apiVersion !== NATIVE_API_VERSION) return none;
   const workload = await cluster.get({ apiVersion: NATIVE_API_VERSION, kind: 'StatefulSet', namespace, name: ref.name });
@@ -22,7 +22,7 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
     cluster.list('apps/v1', 'ControllerRevision', namespace, selector),
     cluster.list('v1', 'Pod', namespace, selector),
   ]);
-  return { namespace, ref, workload, children, pods };
+  return { ...none, workload, children, pods };
 }
 
 export const statefulSetDriver: WorkloadDriver = {

@@ -1,12 +1,14 @@
 // Observation → WorkloadView for a StatefulSet held by its partition. Revisions are the
 // controller's own ControllerRevisions (id = their name, which is also the pods'
 // controller-revision-hash label); per-revision counts come from the pods themselves, as Kruise
-// counts them (Ready, no minReadySeconds).
+// counts them, with Available honouring the set's minReadySeconds (as the controller's own
+// availableReplicas does).
 import { scaledValue } from '../../rollout/arithmetic.ts';
 import { percentValue } from '../../rollout/intOrPercent.ts';
 import type { IntOrPercent, RevisionView, WorkloadView } from '../../rollout/types.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Observation } from '../driver.ts';
+import { isAvailable, nextAvailableAt } from '../common/pods.ts';
 import { images, num, replicasOf, selectorString, spec, status, templateOf, canonicalJson } from '../common/objects.ts';
 import { HELD_PARTITION, currentRevisionOf, isObserved, isPodReady, isTerminating, maxUnavailableOf, ownedPods, ownedRevisions, partitionOf, podRevision, recordedPartition, revisionNumberOf, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
 
@@ -15,7 +17,7 @@ export const NATIVE_API_VERSION = 'apps/v1';
 
 const MISSING: WorkloadView = {
   kind: 'StatefulSet', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
-  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [],
+  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
 };
 
 export function statefulSetView(obs: Observation): WorkloadView {
@@ -29,18 +31,23 @@ export function statefulSetView(obs: Observation): WorkloadView {
   const revisions = ownedRevisions(set, obs.children);
   const observed = isObserved(set);
   const template = templateRevision(set, revisions, observed);
+  const now = obs.now ?? new Date();
+  const minReady = num(spec(set).minReadySeconds);
+  const pods = ownedPods(set, obs.pods).filter((p) => !isTerminating(p));
   return {
     kind: 'StatefulSet',
     exists: true,
     replicas: total,
     templateRevision: template ?? '',
-    revisions: revisionViews(revisions, ownedPods(set, obs.pods)),
+    revisions: revisionViews(revisions, pods, minReady, now, asked(set, total)),
     held: isHeld(set),
     observed,
     nativeComplete: nativeComplete(set, total, observed),
     maxSurge: 0, // a StatefulSet replaces pods in place: never more than spec.replicas
     maxUnavailable: maxUnavailable(set, total),
     problems: problems(set, template),
+    strategy: null,
+    nextAvailableAt: nextAvailableAt(pods, minReady, now),
   };
 }
 
@@ -82,7 +89,22 @@ function nativeComplete(set: KubeObject, total: number, observed: boolean): bool
     num(st.replicas) === total && num(st.updatedReplicas) === total && num(st.readyReplicas) === total;
 }
 
-function revisionViews(revisions: KubeObject[], pods: KubeObject[]): RevisionView[] {
+/**
+ * Pods each revision is meant to have: the controller puts the update revision on every ordinal at
+ * or above the partition and the current revision below it (a pod of another revision there is a
+ * stray the driver replaces, strays.ts). What a Deployment's ReplicaSet spec.replicas says.
+ */
+function asked(set: KubeObject, total: number): Map<string, number> {
+  const update = updateRevisionOf(set);
+  const current = currentRevisionOf(set) || update;
+  const above = Math.max(0, Math.min(total, total - partitionOf(set)));
+  const out = new Map<string, number>();
+  out.set(current, (out.get(current) ?? 0) + (total - above));
+  out.set(update, (out.get(update) ?? 0) + above);
+  return out;
+}
+
+function revisionViews(revisions: KubeObject[], pods: KubeObject[], minReadySeconds: number, now: Date, meant: Map<string, number>): RevisionView[] {
   const byId = new Map<string, RevisionView>();
   for (const cr of revisions) {
     byId.set(cr.metadata.name, {
@@ -90,17 +112,18 @@ function revisionViews(revisions: KubeObject[], pods: KubeObject[]): RevisionVie
       desired: 0, current: 0, ready: 0, available: 0,
     });
   }
-  // A terminating pod is on its way out: the controller will recreate it at its target revision.
-  for (const pod of pods.filter((p) => !isTerminating(p))) {
+  // A terminating pod is on its way out (the caller left it out): the controller will recreate it at its target revision.
+  for (const pod of pods) {
     const id = podRevision(pod);
     const view = byId.get(id) ?? { id, number: 0, images: images({ spec: spec(pod) }), desired: 0, current: 0, ready: 0, available: 0 };
-    view.desired += 1;
     view.current += 1;
-    if (isPodReady(pod)) {
-      view.ready += 1;
-      view.available += 1;
-    }
+    if (isPodReady(pod)) view.ready += 1;
+    if (isAvailable(pod, minReadySeconds, now)) view.available += 1;
     byId.set(id, view);
+  }
+  for (const [id, n] of meant) {
+    const view = byId.get(id);
+    if (view) view.desired = n;
   }
   return [...byId.values()].sort((a, b) => b.number - a.number || a.id.localeCompare(b.id));
 }

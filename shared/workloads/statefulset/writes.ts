@@ -60,7 +60,11 @@ export function statefulSetWrites(obs: Observation, actions: Action[], view: Wor
         // spec: lowering the partition under a template it has not seen yet would roll that one.
         // Nor in the pass that changes the template: its raised partition must stay until observed.
         if (!partitioned || !view.observed || action.target !== updateRevisionOf(set) || templateWrites.length > 0) break;
-        const partition = Math.max(0, view.replicas - (action.distribution[action.target] ?? 0));
+        // Never moves backwards within a release (Kruise: a partition only goes down): pods already
+        // updated stay updated, e.g. the new ordinals a scale-up created above the partition. From
+        // our own last batch (its record): a partition someone else lowered is no floor.
+        const floor = recordedPartition(set) ?? partitionOf(set);
+        const partition = Math.max(0, Math.min(floor, view.replicas - (action.distribution[action.target] ?? 0)));
         want = { partition, record: partition };
         deletions = strayDeletions({
           set, pods: obs.pods, partition, target: action.target, distribution: action.distribution, maxUnavailable: view.maxUnavailable,

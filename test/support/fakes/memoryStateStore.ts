@@ -4,6 +4,7 @@
 // (what DynamoDB's marshalling keeps), so callers cannot mutate stored state by reference.
 // The Meter counts the requests DynamoStateStore would send (no capacity units).
 import { ConflictError, StaleStateError } from '../../../shared/errors.ts';
+import { claimIsLive, claimPk, claimedError } from '../../../shared/adapters/dynamodb/claims.ts';
 import { dueAtFor, historySk, indexSk, resyncPhase, resyncPhaseRanges, rolloutPk, validateKeyPart, validateRolloutKey } from '../../../shared/adapters/dynamodb/keys.ts';
 import {
   isDuplicateCommand, sortHistory, validateCommandId, validateLimit, validateClusterRegistration, validateListFilter, validateSpecKey, validateVersion,
@@ -28,6 +29,8 @@ export class MemoryStateStore implements StateStore {
   /** The INDEX partition: listed rollouts by `<cluster>#<ns>#<name>`. */
   private readonly index = new Map<string, RolloutKey>();
   private readonly clusters = new Map<string, ClusterRegistration>();
+  /** Workload claims: claim pk → owning rollout name. */
+  private readonly claims = new Map<string, string>();
   private readonly clock: Clock;
   private readonly meter: Meter;
 
@@ -70,6 +73,7 @@ export class MemoryStateStore implements StateStore {
     validateRolloutKey(key);
     validateSpecKey(key, spec);
     validateVersion(expectedSpecVersion, 'expectedSpecVersion');
+    this.claim(key, spec);
     this.meter.add('ddb.write');
     const p = this.partition(key);
     if ((p.spec?.specVersion ?? 0) !== expectedSpecVersion) {
@@ -89,8 +93,29 @@ export class MemoryStateStore implements StateStore {
     this.meter.add('ddb.read');
     // SPEC alone, then the rest in chunks of 25, then the listing entry (as DynamoStateStore does).
     this.meter.add('ddb.write', Math.ceil(Math.max(0, items - 1) / 25) + 2);
+    const claim = p?.spec ? claimPk(key, p.spec.spec.workloadRef) : null;
     this.partitions.delete(rolloutPk(key));
     this.index.delete(indexSk(key));
+    if (claim !== null && this.claims.get(claim) === key.name) {
+      this.meter.add('ddb.write');
+      this.claims.delete(claim);
+    }
+  }
+
+  /** As DynamoStateStore: a conditional put of the claim, taking over a stale one. */
+  private claim(key: RolloutKey, spec: RolloutSpec): void {
+    const pk = claimPk(key, spec.workloadRef);
+    this.meter.add('ddb.write');
+    const owner = this.claims.get(pk);
+    if (owner !== undefined && owner !== key.name) {
+      this.meter.add('ddb.read', 2);
+      const ownerSpec = this.partitions.get(rolloutPk({ ...key, name: owner }))?.spec;
+      if (claimIsLive(spec.workloadRef, ownerSpec?.spec.workloadRef ?? null)) {
+        throw claimedError(key, spec.workloadRef, owner);
+      }
+      this.meter.add('ddb.write');
+    }
+    this.claims.set(pk, key.name);
   }
 
   async listRollouts(filter: { cluster?: string; namespace?: string } = {}): Promise<RolloutKey[]> {

@@ -11,6 +11,8 @@ export function rolloutSpec(overrides: Partial<RolloutSpec> = {}): RolloutSpec {
     paused: false,
     steps: steps('1', '50%', '100%'),
     failureThreshold: null, progressDeadlineSeconds: null, rollbackOnFailure: false, windows: [], startAt: null,
+    // The simulator moves pods like the Partition driver (nextMoves).
+    deploymentStrategy: 'Partition',
     ...overrides,
   };
 }

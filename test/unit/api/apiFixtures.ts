@@ -74,7 +74,7 @@ export function release(overrides: Partial<Release> = {}): Release {
   return {
     id: 'r1', kind: 'release', stableRevision: 'rev-a', targetRevision: 'rev-b', stepIndex: 0, stepState: 'StepPaused',
     stepStartedAt: '2030-01-01T00:00:00.000Z', stepReadyAt: '2030-01-01T00:01:00.000Z', observedReplicas: 4,
-    startedAt: '2030-01-01T00:00:00.000Z', notBefore: null, finalizing: false, failure: null, gated: false, endPhase: 'Completed', templateSet: true,
+    startedAt: '2030-01-01T00:00:00.000Z', notBefore: null, finalizing: false, failure: null, gated: false, endPhase: 'Completed', templateSet: true, strategy: null,
     ...overrides,
   };
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import type { RolloutKey, RolloutSpec } from '../../../shared/rollout/types.ts';
 import { KEY, PATH, api, awaitingApproval, rolloutDoc, seedRollout, seedState, type Api } from './apiFixtures.ts';
+import { MemoryCluster } from '../../support/fakes/memoryCluster.ts';
 
 async function assertNothingChanged(a: Api): Promise<void> {
   assert.deepEqual(await a.store.listRollouts(), []);
@@ -170,5 +171,43 @@ describe('apply', () => {
     a.queue.failWith = null;
     const retry = await a.call('PUT', PATH, rolloutDoc());
     assert.deepEqual([retry.status, retry.json.unchanged, a.queue.sent.length], [200, true, 1]);
+  });
+});
+
+describe('apply checks the workload it is given', () => {
+  const deployment = (strategy: Record<string, unknown>, annotations: Record<string, string> = {}) => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop', annotations },
+    spec: { replicas: 3, strategy, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'web:v1' }] } } },
+  });
+
+  test('a Deployment on strategy Recreate is refused (422 naming spec.workloadRef and why), and nothing is stored', async () => {
+    const cluster = new MemoryCluster();
+    cluster.put(deployment({ type: 'Recreate' }));
+    const a = api({ clusters: { client: async () => cluster } });
+    const res = await a.call('PUT', PATH, rolloutDoc());
+    assert.equal(res.status, 422);
+    const issues = (res.json.error as { issues: { path: string; reason: string }[] }).issues;
+    assert.deepEqual(issues.map((i) => i.path), ['spec.workloadRef']);
+    assert.match(issues[0]?.reason ?? '', /Deployment shop\/web has spec\.strategy\.type Recreate.*batches need RollingUpdate/);
+    await assertNothingChanged(a);
+  });
+
+  test('RollingUpdate passes, so does a Partition release in flight (Recreate only while it holds the user\'s strategy), and a Deployment not created yet', async () => {
+    const cluster = new MemoryCluster();
+    const a = api({ clusters: { client: async () => cluster } });
+    assert.equal((await a.call('PUT', PATH, rolloutDoc())).status, 201, 'not there yet: the reconcile reports it');
+    cluster.put(deployment({ type: 'Recreate' }, { 'rollouts.serverless-rollouts.io/original-strategy': '{"type":"RollingUpdate"}' }));
+    assert.equal((await a.call('PUT', PATH, rolloutDoc({ steps: [{ replicas: '100%' }] }))).status, 200);
+  });
+
+  test('a second Rollout for the same workload is refused (409 naming the first) and changes nothing', async () => {
+    const a = api();
+    assert.equal((await a.call('PUT', PATH, rolloutDoc())).status, 201);
+    const other = { ...rolloutDoc({ name: 'web-again' }) };
+    const res = await a.call('PUT', '/v1/rollouts/prod/shop/web-again', other);
+    assert.equal(res.status, 409);
+    assert.match(String((res.json.error as { message: string }).message), /Deployment shop\/web is already managed by rollout web/);
+    assert.equal((await a.store.load({ ...KEY, name: 'web-again' })).spec, null);
+    assert.deepEqual(await a.store.listRollouts(), [KEY]);
   });
 });

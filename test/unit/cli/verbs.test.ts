@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { initialState } from '../../../shared/rollout/state.ts';
 import { awaitingApproval, release } from '../api/apiFixtures.ts';
 import { LOCAL_KEY, ROLLOUT_YAML, harness } from './cliHarness.ts';
+import { MemoryCluster } from '../../support/fakes/memoryCluster.ts';
 
 describe('rollouts apply', () => {
   test('creates, then reports unchanged and configured like kubectl', async () => {
@@ -145,5 +146,65 @@ describe('rollouts get, list, history (read verbs)', () => {
     const h = harness();
     await h.seed(awaitingApproval());
     assert.deepEqual(await h.cli('history', 'web'), { code: 0, out: 'no history yet for rollout/web\n', err: '' });
+  });
+});
+
+describe('rollouts delete', () => {
+  const deployment = {
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    metadata: {
+      name: 'web', namespace: 'default',
+      annotations: {
+        'rollouts.kruise.io/original-min-ready-seconds': '__k8s_default__', 'rollouts.kruise.io/original-progress-deadline-seconds': '600',
+        'rollouts.kruise.io/original-max-unavailable': '25%', 'rollouts.kruise.io/original-max-surge': '1',
+      },
+    },
+    spec: { replicas: 3, minReadySeconds: 2147483646, progressDeadlineSeconds: 2147483647, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } },
+  };
+
+  test('records the delete and prints what the hand-back restores, read from the live workload', async () => {
+    const cluster = new MemoryCluster();
+    cluster.put(deployment);
+    const h = harness({ clusters: { client: async () => cluster } });
+    await h.seed(awaitingApproval());
+    const r = await h.cli('delete', 'web');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, [
+      'rollout/web deleting: handing the workload back to its native controller',
+      'will restore on Deployment default/web:',
+      '  spec.minReadySeconds: 0 (unset, the Kubernetes default)',
+      '  spec.progressDeadlineSeconds: 600',
+      '  spec.strategy.rollingUpdate.maxSurge: 1',
+      '  spec.strategy.rollingUpdate.maxUnavailable: 25%',
+      '  spec.paused: false (the Deployment controller rolls it from now on)',
+      '',
+    ].join('\n'));
+    assert.deepEqual(h.requests, ['DELETE /v1/rollouts/local/default/web']);
+    assert.deepEqual((await h.api.store.load(LOCAL_KEY)).state.state.commands.map((c) => c.type), ['delete']);
+  });
+
+  test('--wait returns once the rollout is gone (the reconcile removed it), saying it restored', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval());
+    let polls = 0;
+    h.onSleep = async () => {
+      polls += 1;
+      if (polls === 2) await h.api.store.deleteRollout(LOCAL_KEY);
+    };
+    const r = await h.cli('delete', 'web', '--wait');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /rollout\/web deleted; restored the workload as it was before the rollout took it over/);
+    assert.deepEqual(h.requests.slice(0, 2), ['DELETE /v1/rollouts/local/default/web', 'GET /v1/rollouts/local/default/web/status']);
+  });
+
+  test('--wait gives up after --timeout with exit code 1, and a missing rollout is a 404 error', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval());
+    const r = await h.cli('delete', 'web', '--wait', '--timeout', '3s');
+    assert.equal(r.code, 1);
+    assert.match(r.err, /was not gone after 3s/);
+    const missing = await h.cli('delete', 'nope');
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /not found/);
   });
 });

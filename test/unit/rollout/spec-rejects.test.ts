@@ -24,7 +24,14 @@ const windows = (...w: unknown[]) => (d: Doc) => (d.spec.releaseWindows = w);
 const STEP0 = 'spec.strategy.canary.steps[0]';
 
 /** [case, document, path of the single expected issue, reason pattern] */
+const STYLE = 'metadata.annotations["rollouts.kruise.io/rolling-style"]';
 const cases: [string, Doc, string, RegExp][] = [
+  ['an unknown deploymentStrategy', edited(ourDoc, (d) => (d.spec.deploymentStrategy = 'Recreate')), 'spec.deploymentStrategy', /must be one of "MinReadySeconds", "Partition"/],
+  ['deploymentStrategy in a Kruise document', edited(kruiseDoc, (d) => (d.spec.deploymentStrategy = 'Partition')), 'spec.deploymentStrategy', /serverless-rollouts extension/],
+  ['deploymentStrategy for a StatefulSet', edited(ourDoc, (d) => { d.spec.deploymentStrategy = 'Partition'; d.spec.workloadRef.kind = 'StatefulSet'; }), 'spec.deploymentStrategy', /applies to Deployments only/],
+  ['Kruise\'s canary rolling style', edited(kruiseDoc, (d) => (d.metadata.annotations = { 'rollouts.kruise.io/rolling-style': 'canary' })), STYLE, /not supported by serverless-rollouts/],
+  ['an unknown rolling style', edited(kruiseDoc, (d) => (d.metadata.annotations = { 'rollouts.kruise.io/rolling-style': 'fast' })), STYLE, /must be "partition"/],
+  ['a rolling style that contradicts deploymentStrategy', edited(ourDoc, (d) => { d.spec.deploymentStrategy = 'MinReadySeconds'; d.metadata.annotations = { 'rollouts.kruise.io/rolling-style': 'partition' }; }), 'spec.deploymentStrategy', /asks for Partition; keep one/],
   ['replicas "0%"', edited(kruiseDoc, steps({ replicas: '0%' })), `${STEP0}.replicas`, /must be > 0%/],
   ['replicas over 100%', edited(kruiseDoc, steps({ replicas: '150%' })), `${STEP0}.replicas`, /must be <= 100%/],
   ['replicas int 0', edited(kruiseDoc, steps({ replicas: 0 })), `${STEP0}.replicas`, /must be > 0/],

@@ -29,7 +29,18 @@ describe('parseRollout accepts', () => {
       rollbackOnFailure: false,
       windows: [],
       startAt: null,
+      deploymentStrategy: 'MinReadySeconds',
     });
+  });
+
+  test('the Deployment strategy: MinReadySeconds by default, Partition by our field or Kruise\'s rolling-style annotation', () => {
+    assert.equal(parseRollout(ourDoc(), ctx).deploymentStrategy, 'MinReadySeconds');
+    assert.equal(parseRollout(edited(ourDoc, (d) => Object.assign(d.spec, { deploymentStrategy: 'Partition' })), ctx).deploymentStrategy, 'Partition');
+    assert.equal(parseRollout(edited(ourDoc, (d) => Object.assign(d.spec, { deploymentStrategy: 'MinReadySeconds' })), ctx).deploymentStrategy, 'MinReadySeconds');
+    const styled = edited(kruiseDoc, (d) => (d.metadata.annotations = { 'rollouts.kruise.io/rolling-style': 'Partition' }));
+    assert.equal(parseRollout(styled, ctx).deploymentStrategy, 'Partition', 'compared case-insensitively, as Kruise does');
+    const statefulSet = edited(kruiseDoc, (d) => (d.spec.workloadRef.kind = 'StatefulSet'));
+    assert.equal(parseRollout(statefulSet, ctx).deploymentStrategy, null, 'other kinds have a single strategy');
   });
 
   test('our apiVersion with every extension', () => {

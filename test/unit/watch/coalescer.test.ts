@@ -1,4 +1,4 @@
-// Per-key coalescing with hand-driven timers: what is sent, not when.
+// Per-key coalescing with hand-driven timers: what is sent, and at which edge (leading / trailing).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
@@ -8,21 +8,29 @@ import type { WorkloadChange } from '../../../shared/watch/types.ts';
 const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 const api: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'api' };
 
-/** Timers the test fires by hand. */
+/** Timers the test fires by hand: `tick()` runs the 0 ms ones (the next tick), `endWindow()` the window's. */
 class ManualTimers implements Timers {
-  armed = new Map<number, () => void>();
+  armed = new Map<number, { fn: () => void; ms: number }>();
   private seq = 0;
-  set(fn: () => void): unknown {
-    this.armed.set(++this.seq, fn);
+  set(fn: () => void, ms: number): unknown {
+    this.armed.set(++this.seq, { fn, ms });
     return this.seq;
   }
   clear(handle: unknown): void {
     this.armed.delete(handle as number);
   }
-  fire(): void {
-    const fns = [...this.armed.values()];
-    this.armed.clear();
-    for (const fn of fns) fn();
+  private fire(which: (ms: number) => boolean): void {
+    for (const [id, t] of [...this.armed]) {
+      if (!which(t.ms)) continue;
+      this.armed.delete(id);
+      t.fn();
+    }
+  }
+  tick(): void {
+    this.fire((ms) => ms === 0);
+  }
+  endWindow(): void {
+    this.fire((ms) => ms > 0);
   }
 }
 
@@ -47,47 +55,67 @@ async function settle(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
 }
 
-describe('coalescer', () => {
-  test('events of one window are sent once per key, with their distinct reasons', async () => {
+const reasons = (batches: WorkloadChange[][]) => batches.map((b) => b.map((c) => `${c.name}:${c.reasons.join('+')}`));
+
+describe('coalescer: leading edge, then trailing', () => {
+  test('the first event of a quiet key goes out at once (with the rest of the same tick), not after the window', async () => {
     const { timers, batches, coalescer } = setup();
-    coalescer.add(web, 'ReplicaSet web-1 MODIFIED');
-    coalescer.add(web, 'ReplicaSet web-1 MODIFIED');
+    coalescer.add(web, 'Deployment web MODIFIED');
     coalescer.add(web, 'Deployment web MODIFIED');
     coalescer.add(api, 'Deployment api MODIFIED');
-    assert.equal(timers.armed.size, 1, 'one timer for the window, not one per event');
-    assert.deepEqual(batches, []);
-    timers.fire();
+    timers.tick();
     await settle();
-    assert.deepEqual(batches, [[
-      { ...web, reasons: ['ReplicaSet web-1 MODIFIED', 'Deployment web MODIFIED'] },
-      { ...api, reasons: ['Deployment api MODIFIED'] },
-    ]]);
+    assert.deepEqual(reasons(batches), [['web:Deployment web MODIFIED', 'api:Deployment api MODIFIED']]);
+    timers.endWindow();
+    await settle();
+    assert.equal(batches.length, 1, 'nothing more happened: no trailing send');
     assert.equal(coalescer.sent, 2);
   });
 
-  test('a new window starts after a flush', async () => {
+  test('later events of a key within the window are one trailing send at its end, with their distinct reasons', async () => {
     const { timers, batches, coalescer } = setup();
     coalescer.add(web, 'a');
-    timers.fire();
+    timers.tick();
     await settle();
-    coalescer.add(web, 'b');
-    timers.fire();
+    for (const r of ['b', 'b', 'c']) coalescer.add(web, r);
+    timers.tick();
     await settle();
-    assert.deepEqual(batches.map((b) => b.map((c) => c.reasons)), [[['a']], [['b']]]);
+    assert.equal(batches.length, 1, 'held until the window ends');
+    timers.endWindow();
+    await settle();
+    assert.deepEqual(reasons(batches), [['web:a'], ['web:b+c']]);
   });
 
-  test('a failed send keeps the changes for the next window', async () => {
+  test('a key that keeps changing is sent at most once per window; once quiet for a window its next event leads again', async () => {
+    const { timers, batches, coalescer } = setup();
+    coalescer.add(web, 'a');
+    timers.tick();
+    coalescer.add(web, 'b');
+    timers.endWindow(); // trailing b; web stays hot
+    coalescer.add(web, 'c');
+    timers.tick();
+    await settle();
+    assert.deepEqual(reasons(batches), [['web:a'], ['web:b']], 'c waits: web was sent in this window');
+    timers.endWindow(); // trailing c
+    timers.endWindow(); // a quiet window: web cools down
+    coalescer.add(web, 'd');
+    timers.tick();
+    await settle();
+    assert.deepEqual(reasons(batches), [['web:a'], ['web:b'], ['web:c'], ['web:d']]);
+  });
+
+  test('a failed send keeps the changes for the end of the window', async () => {
     let fail = true;
     const { timers, batches, errors, coalescer } = setup(async () => {
       if (fail) throw new Error('throttled');
     });
     coalescer.add(web, 'a');
-    timers.fire();
+    timers.tick();
     await settle();
     assert.equal(errors.length, 1);
     assert.equal(coalescer.pendingCount, 1);
     fail = false;
-    timers.fire();
+    timers.endWindow();
     await settle();
     assert.deepEqual(batches, [[{ ...web, reasons: ['a'] }]]);
   });
@@ -95,7 +123,7 @@ describe('coalescer', () => {
   test('many reasons are capped with a count of the rest', async () => {
     const { timers, batches, coalescer } = setup();
     for (const r of ['a', 'b', 'c', 'd', 'e']) coalescer.add(web, r);
-    timers.fire();
+    timers.tick();
     await settle();
     assert.deepEqual(batches[0]?.[0]?.reasons, ['a', 'b', 'and 3 more']);
   });

@@ -43,6 +43,16 @@ describe('nextMoves: one budgeted increment toward a distribution', () => {
     assert.deepEqual(Object.fromEntries(nextMoves(input)), { v2: 3, v3: 1, v1: 6 }, 'v2 spends the budget; the freed room goes to the target first, then stable');
   });
 
+  it('never shrinks the target in a forward step: pods the native controller moved ahead stay, the stable one gives way', () => {
+    const input = base({ maxSurge: 3, maxUnavailable: 2, revisions: [{ id: 'old', desired: 5, available: 5 }, { id: 'new', desired: 5, available: 5 }], distribution: { new: 2, old: 8 } });
+    assert.deepEqual([...nextMoves(input)], [], '5 new stay; the stable one is not scaled back up');
+  });
+
+  it('shrinks the target only for a scale-down of the workload, to its proportional share', () => {
+    const input = base({ total: 10, maxSurge: 3, maxUnavailable: 2, revisions: [{ id: 'old', desired: 10, available: 10 }, { id: 'new', desired: 10, available: 10 }], distribution: { new: 5, old: 5 } });
+    assert.deepEqual(Object.fromEntries(nextMoves(input)), { old: 5, new: 5 }, 'an HPA 20 → 10 halves both revisions');
+  });
+
   it('always reports a target that has no ReplicaSet yet, even at 0 pods', () => {
     const input = base({ maxUnavailable: 0, maxSurge: 0, revisions: [{ id: 'old', desired: 10, available: 10 }] });
     assert.deepEqual([...nextMoves(input)], [['new', 0]]);

@@ -17,12 +17,12 @@ describe('Deployment driver: planned actions → exact writes', () => {
 
   it('writes nothing when the cluster already matches the plan', () => {
     const obs = observation(deployment({ image: 'web:v1' }), [stable()]);
-    assert.deepEqual(deploymentWrites(obs, [{ type: 'hold' }, { type: 'distribute', target: V1, distribution: { [V1]: 10 } }]), []);
+    assert.deepEqual(deploymentWrites(obs, [{ type: 'hold' }, { type: 'distribute', target: V1, distribution: { [V1]: 10 }, strategy: 'Partition', final: false }]), []);
   });
 
   it('starts a batch: Recreate takeover first, then the new ReplicaSet, then the stable scale-down', () => {
     const obs = observation(deployment(), [stable()]);
-    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 } }]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 }, strategy: 'Partition', final: false }]);
     assert.deepEqual(writes.map((w) => w.verb), ['patch', 'create', 'patch']);
     const [takeover, create, scale] = writes as [any, any, any];
     assert.deepEqual(takeover.patch, {
@@ -45,17 +45,17 @@ describe('Deployment driver: planned actions → exact writes', () => {
   it('keeps Recreate until the cluster shows a single active ReplicaSet, then restores the user strategy', () => {
     const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
     const moving = observation(taken, [stable(), replicaSet(`web-${V2}`, 'web:v2', { replicas: 0, revision: 2 })].map((r, i) => (i === 0 ? { ...r, spec: { ...r.spec, replicas: 1 } } : { ...r, spec: { ...r.spec, replicas: 10 }, status: { ...r.status, replicas: 10, readyReplicas: 10, availableReplicas: 10 } })));
-    const last = deploymentWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 } }]);
+    const last = deploymentWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]);
     assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment'), 'no strategy change in the pass that scales the last old pods down');
     const done = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 10, revision: 2 })]);
-    const [restore] = deploymentWrites(done, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 } }]) as [any];
+    const [restore] = deploymentWrites(done, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]) as [any];
     assert.deepEqual(restore.patch, { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } }, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } });
   });
 
   it('strips the saturation annotations from a rollback target the native controller created', () => {
     const taken = deployment({ image: 'web:v1', strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate"}' } });
     const obs = observation(taken, [{ ...stable(), spec: { ...stable().spec, replicas: 5 } }, replicaSet(`web-${V2}`, 'web:v2', { replicas: 5, revision: 2 })]);
-    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V1, distribution: { [V1]: 10 } }]) as any[];
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V1, distribution: { [V1]: 10 }, strategy: 'Partition', final: false }]) as any[];
     const up = writes.find((w) => w.ref.name === 'web-old');
     assert.deepEqual(up.patch.metadata, { annotations: { 'deployment.kubernetes.io/desired-replicas': null, 'deployment.kubernetes.io/max-replicas': null } });
   });
@@ -69,7 +69,7 @@ describe('Deployment driver: planned actions → exact writes', () => {
   it('puts a revision\'s template back with a merge patch that also removes fields the current template added', () => {
     const current = deployment({ image: 'web:v2' });
     (current.spec!.template as any).metadata.labels.canary = 'yes';
-    const writes = deploymentWrites(observation(current, [stable()]), [{ type: 'restore-template', revision: V1 }]) as any[];
+    const writes = deploymentWrites(observation(current, [stable()]), [{ type: 'restore-template', revision: V1, strategy: 'Partition' }]) as any[];
     assert.deepEqual(writes[0].patch.spec.template, { metadata: { labels: { canary: null } }, spec: { containers: [{ name: 'app', image: 'web:v1', resources: {} }] } });
   });
 

@@ -130,3 +130,17 @@ describe('StatefulSet view: ControllerRevisions + pods → WorkloadView', () => 
     assert.deepEqual(view.revisions.map((r) => r.id), [V2, V1]);
   });
 });
+
+describe('StatefulSet view: Available pods honour the set\'s minReadySeconds', () => {
+  it('counts a pod Available only once Ready for minReadySeconds, and says when the next one turns Available', () => {
+    const set = { ...statefulSet({ partition: 4, record: '4' }) };
+    set.spec = { ...set.spec, minReadySeconds: 5 };
+    const ready = (at: string) => ({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: at }] });
+    const ps = pods(V1, V1, V1, V1, V2).map((p, i) => ({ ...p, status: ready(i === 4 ? '2030-01-01T00:00:03Z' : '2029-12-31T00:00:00Z') }));
+    const view = statefulSetView({ ...observation(set, undefined, ps), now: new Date('2030-01-01T00:00:05Z') });
+    const v2 = view.revisions.find((r) => r.id === V2);
+    assert.deepEqual([v2?.ready, v2?.available], [1, 0]);
+    assert.equal(view.nextAvailableAt, '2030-01-01T00:00:08.000Z');
+    assert.deepEqual(view.revisions.map((r) => [r.id, r.desired]).sort(), [[V1, 4], [V2, 1]].sort(), 'what the partition asks of each revision');
+  });
+});

@@ -25,14 +25,14 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
 
   it('writes nothing when the cluster already matches the plan', () => {
     const moving = observation(statefulSet({ partition: 4, record: '4' }), undefined, pods(V1, V1, V1, V1, V2));
-    assert.deepEqual(statefulSetWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 4 } }]), []);
+    assert.deepEqual(statefulSetWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 4 }, strategy: null, final: false }]), []);
     const done = observation(statefulSet({ partition: 32767, currentRevision: V2, updateRevision: V2 }), undefined, pods(V2, V2, V2, V2, V2));
     assert.deepEqual(statefulSetWrites(done, [{ type: 'hold' }]), []);
   });
 
   it('starts a batch: partition = N − pods of the target, recorded so the lowered partition still counts as held', () => {
     const obs = observation(statefulSet(), undefined, pods(V1, V1, V1, V1, V1));
-    const writes = statefulSetWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 3, [V1]: 2 } }]);
+    const writes = statefulSetWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 3, [V1]: 2 }, strategy: null, final: false }]);
     assert.deepEqual(writes, [{
       verb: 'patch', ref: STS_REF, patchType: 'merge', resourceVersion: '100',
       patch: partitionPatch(2, '2'), reason: `partition 2: pods from ordinal 2 up move to ${V2}`,
@@ -40,30 +40,30 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
   });
 
   it('goes to partition 0 for a batch of every pod', () => {
-    const [w] = statefulSetWrites(observation(statefulSet({ partition: 2, record: '2' })), [{ type: 'distribute', target: V2, distribution: { [V2]: 5 } }]) as [any];
+    const [w] = statefulSetWrites(observation(statefulSet({ partition: 2, record: '2' })), [{ type: 'distribute', target: V2, distribution: { [V2]: 5 }, strategy: null, final: false }]) as [any];
     assert.deepEqual(w.patch, partitionPatch(0, '0'));
   });
 
   it('moves nothing for a target that is not the controller\'s update revision', () => {
     const obs = observation(statefulSet({ updateRevision: V2 }), [revision(V1, 1), revision(V2, 2), revision(V3, 3)]);
-    assert.deepEqual(statefulSetWrites(obs, [{ type: 'distribute', target: V3, distribution: { [V3]: 1, [V1]: 4 } }]), []);
+    assert.deepEqual(statefulSetWrites(obs, [{ type: 'distribute', target: V3, distribution: { [V3]: 1, [V1]: 4 }, strategy: null, final: false }]), []);
   });
 
   it('lowers no partition before the controller has observed the latest template (it would roll that one)', () => {
     const obs = observation(statefulSet({ image: 'web:v3', generation: 4, observedGeneration: 3 }));
-    assert.deepEqual(statefulSetWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 4 } }]), []);
+    assert.deepEqual(statefulSetWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 4 }, strategy: null, final: false }]), []);
   });
 
   it('re-holds and re-applies the batch in one patch when someone lowered the partition mid-release', () => {
     const [w, ...rest] = statefulSetWrites(observation(statefulSet({ partition: 0, record: '4' })), [
-      { type: 'hold' }, { type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 4 } },
+      { type: 'hold' }, { type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 4 }, strategy: null, final: false },
     ]) as [any];
     assert.deepEqual(rest, []);
     assert.deepEqual(w.patch, partitionPatch(4));
   });
 
   it('restores the template of a revision with a merge diff (abort / undo); the controller then reuses that revision', () => {
-    const writes = statefulSetWrites(observation(statefulSet({ partition: 2, record: '2' })), [{ type: 'restore-template', revision: V1 }]);
+    const writes = statefulSetWrites(observation(statefulSet({ partition: 2, record: '2' })), [{ type: 'restore-template', revision: V1, strategy: null }]);
     assert.deepEqual(writes, [{
       verb: 'patch', ref: STS_REF, patchType: 'merge', resourceVersion: '100',
       patch: { spec: { template: { spec: { containers: [{ name: 'app', image: 'web:v1', resources: {}, imagePullPolicy: 'IfNotPresent' }] } } } },
@@ -88,7 +88,7 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
   it('raises the partition before a requested template change lands, even with a batch planned in the same pass', () => {
     const writes = statefulSetWrites(observation(statefulSet({ partition: 2, record: '2' })), [
       { type: 'set-template', change: { type: 'images', images: { app: 'web:v3' } } },
-      { type: 'distribute', target: V2, distribution: { [V2]: 3, [V1]: 2 } },
+      { type: 'distribute', target: V2, distribution: { [V2]: 3, [V1]: 2 }, strategy: null, final: false },
     ]) as any[];
     assert.deepEqual(writes.map((w) => [w.verb, w.patchType]), [['patch', 'merge'], ['patch', 'strategic']]);
     assert.deepEqual(writes[0].patch, partitionPatch(32767, null));
@@ -101,7 +101,7 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
     // v1 → v2 reached 3 pods, then v3 arrived: step 1 of v3 wants {v3: 1, v1: 4}.
     const restarted = (podList = [pod(0, V1), pod(1, V1), pod(2, V2), pod(3, V2), pod(4, V3)]) =>
       observation(statefulSet({ partition: 4, record: '4', image: 'web:v3', currentRevision: V1, updateRevision: V3 }), [revision(V1, 1), revision(V2, 2), revision(V3, 3)], podList);
-    const step1 = { type: 'distribute' as const, target: V3, distribution: { [V3]: 1, [V1]: 4 } };
+    const step1 = { type: 'distribute' as const, target: V3, distribution: { [V3]: 1, [V1]: 4 }, strategy: null, final: false };
 
     it('deletes the interrupted revision\'s pods below the partition, highest first, one within maxUnavailable 1', () => {
       const writes = statefulSetWrites(restarted(), [step1]);
@@ -121,13 +121,13 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
   it('after a scale-up mid-batch, sends a batch pod left below the new partition back to stable', () => {
     // 5 → 6 replicas at batch {v2: 1}: the controller made web-5 at v2 (partition was 4), web-4 is surplus.
     const obs = observation(statefulSet({ replicas: 6, partition: 5, record: '5' }), undefined, [...pods(V1, V1, V1, V1, V2), pod(5, V2)]);
-    const writes = statefulSetWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 5 } }]) as any[];
+    const writes = statefulSetWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 5 }, strategy: null, final: false }]) as any[];
     assert.deepEqual(writes.map((w) => [w.verb, w.ref.name]), [['delete', 'web-4']]);
   });
 
   it('moves no partition of an OnDelete StatefulSet (Degraded: nothing is planned there but a hand-back)', () => {
     const obs = observation(statefulSet({ strategyType: 'OnDelete' }));
-    assert.deepEqual(statefulSetWrites(obs, [{ type: 'hold' }, { type: 'release-hold' }, { type: 'distribute', target: V2, distribution: { [V2]: 5 } }]), []);
+    assert.deepEqual(statefulSetWrites(obs, [{ type: 'hold' }, { type: 'release-hold' }, { type: 'distribute', target: V2, distribution: { [V2]: 5 }, strategy: null, final: false }]), []);
   });
 
   it('writes nothing for a StatefulSet that does not exist', () => {

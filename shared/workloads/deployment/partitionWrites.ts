@@ -1,0 +1,181 @@
+// The Partition strategy: planned actions → the desired-state writes that move a paused Deployment
+// one increment further by scaling its ReplicaSets. All Deployment changes of one pass are merged
+// into one merge patch carrying the observed resourceVersion (a concurrent writer makes it fail
+// with 409 and nothing after it is sent). ReplicaSet writes follow, each with its own
+// resourceVersion. Already-converged → [].
+import { objectRef, spec, templateOf } from '../common/objects.ts';
+import { isRecord } from '../../json.ts';
+import { templateChangeWrite } from '../common/templateChange.ts';
+import type { KubeObject, KubeWrite } from '../../kube/types.ts';
+import type { Action, WorkloadView } from '../../rollout/types.ts';
+import type { Observation } from '../driver.ts';
+import { DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
+import { mergePatchDiff } from '../common/mergePatch.ts';
+import { nextMoves } from './moves.ts';
+import { newReplicaSetName } from './replicaSetName.ts';
+import { POD_TEMPLATE_HASH, revisionId, withoutHashLabel } from './revision.ts';
+import { ownedReplicaSets } from './view.ts';
+
+export function partitionWrites(obs: Observation, actions: Action[], view: WorkloadView): KubeWrite[] {
+  const d = obs.workload;
+  if (!d) return [];
+  const owned = ownedReplicaSets(obs);
+  const rsById = new Map<string, KubeObject>();
+  for (const rs of [...owned].sort((a, b) => revisionNumber(b) - revisionNumber(a))) {
+    const id = revisionId(templateOf(rs));
+    if (!rsById.has(id)) rsById.set(id, rs);
+  }
+  const deploymentPatch: { spec: Record<string, unknown>; annotations: Record<string, string | null> } = { spec: {}, annotations: {} };
+  const replicaSetWrites: KubeWrite[] = [];
+  const templateWrites: KubeWrite[] = [];
+  const activeNow = new Map(view.revisions.map((r) => [r.id, r.desired]));
+  let handingBack = false;
+
+  for (const action of actions) {
+    switch (action.type) {
+      case 'hold':
+        if (spec(d).paused !== true) deploymentPatch.spec.paused = true;
+        break;
+      case 'release-hold':
+        // Hand back in one patch: never unpaused while still on Recreate (the native controller would
+        // kill every stable pod at once), so the user's strategy comes back with the unpause.
+        if (spec(d).paused === true) deploymentPatch.spec.paused = false;
+        handingBack = true;
+        break;
+      case 'set-template':
+        templateWrites.push(templateChangeWrite(objectRef(d), action.change));
+        break;
+      case 'restore-template': {
+        const rs = rsById.get(action.revision);
+        const diff = rs ? mergePatchDiff(templateOf(d), withoutHashLabel(templateOf(rs))) : undefined;
+        if (diff !== undefined) deploymentPatch.spec.template = diff;
+        break;
+      }
+      case 'distribute': {
+        const stable = Object.entries(action.distribution)
+          .filter(([id]) => id !== action.target)
+          .sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+        const moves = nextMoves({
+          total: view.replicas, maxSurge: view.maxSurge, maxUnavailable: view.maxUnavailable,
+          target: action.target, stable, distribution: action.distribution,
+          revisions: view.revisions.map((r) => ({ id: r.id, desired: r.desired, available: r.available })),
+        });
+        // A foreign object holds the new ReplicaSet's name: the view reports it; create nothing.
+        if (!rsById.has(action.target) && (obs.others ?? []).some((o) => o.metadata.name === newReplicaSetName(d, owned, action.target))) break;
+        // Downs before ups, so the pods being replaced are gone before new ones arrive (never above
+        // N + maxSurge) — except while a single ReplicaSet is active: the native controller resizes a
+        // lone active ReplicaSet to spec.replicas (see moves.ts), so the new one must exist first.
+        const upsFirst = [...activeNow.values()].filter((n) => n > 0).length < 2;
+        const grows = (id: string, n: number) => Number(n > (activeNow.get(id) ?? 0));
+        const ordered = [...moves].sort(([a, x], [b, y]) => (upsFirst ? grows(b, y) - grows(a, x) : grows(a, x) - grows(b, y)));
+        for (const [id, replicas] of ordered) {
+          activeNow.set(id, replicas);
+          const rs = rsById.get(id);
+          if (rs) replicaSetWrites.push(scaleReplicaSet(rs, replicas, id === action.target));
+          else if (id === view.templateRevision && replicas > 0) replicaSetWrites.push(createReplicaSet(d, owned, id, replicas));
+        }
+        break;
+      }
+    }
+  }
+
+  // Two or more active ReplicaSets under a paused RollingUpdate Deployment make the native controller
+  // rescale them proportionally (k8s-semantics §4); Recreate makes it leave them alone. So while pods
+  // of several revisions run, the Deployment is on Recreate and the user's strategy is kept in an
+  // annotation; it comes back as soon as one revision is left (and always before the hold is released).
+  const active = [...activeNow.values()].filter((n) => n > 0).length;
+  const observedActive = view.revisions.filter((r) => r.desired > 0).length;
+  if (active >= 2 && !inTakeover(d) && !handingBack) {
+    deploymentPatch.spec.strategy = { type: 'Recreate', rollingUpdate: null };
+    deploymentPatch.annotations[ORIGINAL_STRATEGY] = JSON.stringify(strategyOf(d));
+  } else if (inTakeover(d) && (handingBack || (active <= 1 && observedActive <= 1))) {
+    // Only once the cluster itself shows a single active ReplicaSet: restoring RollingUpdate in the
+    // same pass as the last scale-down would let the native controller rescale the pair in between
+    // (caught by the integration watcher).
+    deploymentPatch.spec.strategy = { ...userStrategy(d) };
+    deploymentPatch.annotations[ORIGINAL_STRATEGY] = null;
+    for (const rs of owned) if (rs.metadata.annotations?.[ORIGINAL_STRATEGY] !== undefined) replicaSetWrites.unshift(dropAnnotation(rs));
+  }
+
+  const writes: KubeWrite[] = [];
+  const hasSpec = Object.keys(deploymentPatch.spec).length > 0;
+  const hasAnnotations = Object.keys(deploymentPatch.annotations).length > 0;
+  if (hasSpec || hasAnnotations) {
+    writes.push({
+      verb: 'patch', ref: objectRef(d), patchType: 'merge', resourceVersion: d.metadata.resourceVersion,
+      patch: { ...(hasAnnotations ? { metadata: { annotations: deploymentPatch.annotations } } : {}), ...(hasSpec ? { spec: deploymentPatch.spec } : {}) },
+      reason: describePatch(deploymentPatch.spec, deploymentPatch.annotations),
+    });
+  }
+  // Unpausing hands the Deployment to its controller: that write goes last, after every ReplicaSet write.
+  const releasing = deploymentPatch.spec.paused === false;
+  return releasing ? [...replicaSetWrites, ...writes, ...templateWrites] : [...writes, ...replicaSetWrites, ...templateWrites];
+}
+
+
+/**
+ * Scale one ReplicaSet. The target of a rollback/undo is an older ReplicaSet the native controller
+ * made, so it carries desired-replicas: once it reaches N available the controller would call it
+ * "saturated" and scale every other ReplicaSet to 0 itself, ignoring the budget. Without the
+ * annotation it never does (the controller tolerates its absence), so it goes with the first scale.
+ */
+function scaleReplicaSet(rs: KubeObject, replicas: number, isTarget: boolean): KubeWrite {
+  const annotations = rs.metadata.annotations ?? {};
+  const strip = isTarget && (annotations[DESIRED_REPLICAS] !== undefined || annotations[MAX_REPLICAS] !== undefined);
+  return {
+    verb: 'patch', ref: objectRef(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    patch: { ...(strip ? { metadata: { annotations: { [DESIRED_REPLICAS]: null, [MAX_REPLICAS]: null } } } : {}), spec: { replicas } },
+    reason: `scale ${rs.metadata.name} to ${replicas}`,
+  };
+}
+
+function dropAnnotation(rs: KubeObject): KubeWrite {
+  return {
+    verb: 'patch', ref: objectRef(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    patch: { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } } }, reason: `drop ${ORIGINAL_STRATEGY} from ${rs.metadata.name}`,
+  };
+}
+
+/** What the native controller would create for this template (k8s-semantics §3), so it adopts it as its own. */
+function createReplicaSet(d: KubeObject, owned: KubeObject[], hash: string, replicas: number): KubeWrite {
+  const template = templateOf(d);
+  const meta = isRecord(template.metadata) ? template.metadata : {};
+  const labels = { ...(isRecord(meta.labels) ? (meta.labels as Record<string, string>) : {}), [POD_TEMPLATE_HASH]: hash };
+  const selector = isRecord(spec(d).selector) ? spec(d).selector as Record<string, unknown> : {};
+  const matchLabels = { ...(isRecord(selector.matchLabels) ? selector.matchLabels : {}), [POD_TEMPLATE_HASH]: hash };
+  const annotations: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) if (!NOT_COPIED.has(k)) annotations[k] = v;
+  if (!inTakeover(d)) annotations[ORIGINAL_STRATEGY] = JSON.stringify(strategyOf(d)); // the takeover patch adds it to the Deployment now
+  annotations[REVISION] = String(Math.max(0, ...owned.map(revisionNumber)) + 1);
+  // No desired-/max-replicas annotations: without them the native controller never sees the new
+  // ReplicaSet as "saturated" and never scales old ReplicaSets down behind our back.
+  const name = newReplicaSetName(d, owned, hash);
+  return {
+    verb: 'create',
+    reason: `create ReplicaSet ${name} for the new revision with ${replicas} pods`,
+    object: {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: {
+        name, namespace: d.metadata.namespace, labels, annotations,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name, uid: d.metadata.uid ?? '', controller: true }],
+      },
+      spec: {
+        replicas,
+        minReadySeconds: spec(d).minReadySeconds ?? 0,
+        selector: { ...selector, matchLabels },
+        template: { ...template, metadata: { ...meta, labels } },
+      },
+    },
+  };
+}
+
+
+function describePatch(specPatch: Record<string, unknown>, annotations: Record<string, string | null>): string {
+  const parts: string[] = [];
+  if (specPatch.paused === true) parts.push('hold (pause)');
+  if (specPatch.paused === false) parts.push('hand back to the Deployment controller (unpause)');
+  if (specPatch.template) parts.push('restore pod template');
+  if (specPatch.strategy) parts.push(annotations[ORIGINAL_STRATEGY] ? 'switch to Recreate while several revisions run' : 'restore the user strategy');
+  return parts.join(', ') || 'update annotations';
+}
