@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { isDuplicateCommand } from '../adapters/dynamodb/rules.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
-import { json } from './httpError.ts';
+import { json, unprocessable } from './httpError.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
 import { loadExisting } from './rolloutRoutes.ts';
@@ -30,6 +31,9 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
+    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
+      throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }]);
+    }
 
     const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);

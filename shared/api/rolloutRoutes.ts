@@ -126,7 +126,7 @@ async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps)
   } catch {
     return [];
   }
-  return workload ? driver.applyProblems(workload).map((reason) => ({ path: 'spec.workloadRef', reason })) : [];
+  return workload ? driver.applyProblems(workload, spec) : [];
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {
