@@ -48,10 +48,10 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
 /** What the hand-back of a deleted rollout restores, from the live workload (best effort: a read failure is not the user's problem). */
 async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: WorkloadRef): Promise<CommandResponse['handBack']> {
   const driver = WORKLOAD_DRIVERS[ref.kind];
-  if (!deps.clusters || !driver?.handBackSummary) return null;
+  if (!deps.clusters || !driver.handBackSummary) return null;
   try {
     const client = await deps.clusters.client(key.cluster);
-    const workload = await client.get({ apiVersion: ref.apiVersion, kind: ref.kind, namespace: key.namespace, name: ref.name });
+    const workload = await client.get({ apiVersion: driver.workload.apiVersion, kind: driver.workload.kind, namespace: key.namespace, name: ref.name });
     return workload ? { workload: `${ref.kind} ${key.namespace}/${ref.name}`, restores: driver.handBackSummary(workload) } : null;
   } catch {
     return null;

@@ -104,11 +104,12 @@ export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
    */
   writes(obs: Observation, actions: Action[], view?: WorkloadView): KubeWrite[];
   /**
-   * Why this Rollout cannot release this workload as it stands, checked when it is applied (the
-   * API reads the workload once), each on the Rollout field it concerns; [] when it can. Optional:
-   * kinds without such a rule omit it.
+   * What must be checked on the live workload when this Rollout is applied: a function that says
+   * why the Rollout cannot release the workload as it stands (each problem on the Rollout field it
+   * concerns; [] when it can), or null when nothing is to be checked, so the API reads the workload
+   * (once) only then. Optional: kinds without such a rule omit it.
    */
-  applyProblems?(workload: KubeObject, rollout: RolloutSpec): FieldIssue[];
+  applyCheck?(rollout: RolloutSpec): ((workload: KubeObject) => FieldIssue[]) | null;
   /**
    * What handing the workload back (a deleted Rollout) leaves on it, as "field: value" lines for
    * people, read from the workload alone. Optional.

@@ -6,7 +6,7 @@ import type { FieldIssue } from '../../errors.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { RolloutSpec } from '../../rollout/types.ts';
 
-export function manualNeedsOnDelete(workload: KubeObject, rollout: RolloutSpec, strategyType: string, title: string): FieldIssue[] {
-  if (rollout.onDeletePolicy !== 'Manual' || strategyType === 'OnDelete') return [];
-  return [{ path: 'spec.onDeletePolicy', reason: `Manual needs a ${title} with spec.updateStrategy.type OnDelete; ${workload.metadata.namespace ?? ''}/${workload.metadata.name} has ${strategyType}, which its partition releases: leave onDeletePolicy out, or switch the workload to OnDelete` }];
+export function manualNeedsOnDelete(rollout: RolloutSpec, strategyType: (workload: KubeObject) => string, title: string): ((workload: KubeObject) => FieldIssue[]) | null {
+  if (rollout.onDeletePolicy !== 'Manual') return null;
+  return (workload) => strategyType(workload) === 'OnDelete' ? [] : [{ path: 'spec.onDeletePolicy', reason: `Manual needs a ${title} with spec.updateStrategy.type OnDelete; ${workload.metadata.namespace ?? ''}/${workload.metadata.name} has ${strategyType(workload)}, which its partition releases: leave onDeletePolicy out, or switch the workload to OnDelete` }];
 }

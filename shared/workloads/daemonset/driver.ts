@@ -69,7 +69,8 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
     observe: observeWith(flavor),
     view: (obs) => daemonSetView(obs, flavor),
     writes: (obs, actions, view) => daemonSetWrites(obs, actions, view, flavor),
-    applyProblems: (ds: KubeObject, rollout: RolloutSpec) => native ? [] : manualNeedsOnDelete(ds, rollout, strategyType(ds), flavor.title),
+    // A native DaemonSet is held by OnDelete whatever its own strategy, so Manual works there too.
+    applyCheck: (rollout: RolloutSpec) => native ? null : manualNeedsOnDelete(rollout, strategyType, flavor.title),
     handBackSummary: (ds: KubeObject) => {
       const original = originalStrategy(ds);
       if (!native || original.state === 'absent') return [];

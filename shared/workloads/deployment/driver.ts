@@ -116,6 +116,6 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   observe,
   view: deploymentView,
   writes: deploymentWrites,
-  applyProblems,
+  applyCheck: () => applyProblems,
   handBackSummary,
 };

@@ -80,7 +80,7 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
     observe: observeWith(flavor),
     view: (obs) => statefulSetView(obs, flavor),
     writes: (obs, actions, view) => statefulSetWrites(obs, actions, view, flavor),
-    applyProblems: (set, rollout) => manualNeedsOnDelete(set, rollout, updateStrategyType(set), flavor.title),
+    applyCheck: (rollout) => manualNeedsOnDelete(rollout, updateStrategyType, flavor.title),
     revisionHolder: 'ControllerRevision',
     revisionMembers: revisionMembersWith(flavor),
   };
