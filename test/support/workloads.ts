@@ -102,6 +102,15 @@ export class WorkloadHandle {
     return { workload, pods: rows };
   }
 
+  /** Waits until `count` pods run and are Ready, whatever their images. */
+  async waitForPodCount(count: number, timeoutMs = 60_000): Promise<WorkloadSnapshot> {
+    return waitFor(async () => {
+      const s = await this.snapshot();
+      const rows = Object.values(s.pods);
+      return rows.length === count && rows.every((p) => p.ready) ? s : null;
+    }, { message: `${count} Ready pods in ${this.kind} ${this.namespace}/${APP}`, timeoutMs });
+  }
+
   /** Waits until `count` pods run `image` and are Ready (and nothing else runs). */
   async waitForPods(image: string, count: number, timeoutMs = 60_000): Promise<WorkloadSnapshot> {
     const tag = tagOf(image);
