@@ -38,8 +38,8 @@ export function workloadKindOf(apiVersion: string, kind: string): WorkloadKind |
   return WORKLOAD_KINDS.find((k) => WORKLOAD_TYPES[k].apiVersion === apiVersion && WORKLOAD_TYPES[k].kind === kind) ?? null;
 }
 
-/** "apps.kruise.io/v1beta1 StatefulSet (AdvancedStatefulSet)", for messages. */
+/** "CloneSet (apps.kruise.io/v1alpha1)", "AdvancedStatefulSet (apps.kruise.io/v1beta1 StatefulSet)": for people. */
 export function describeWorkloadType(kind: WorkloadKind): string {
   const t = WORKLOAD_TYPES[kind];
-  return t.kind === kind ? `${t.apiVersion} ${t.kind}` : `${t.apiVersion} ${t.kind} (${kind})`;
+  return t.kind === kind ? `${kind} (${t.apiVersion})` : `${kind} (${t.apiVersion} ${t.kind})`;
 }
