@@ -76,7 +76,12 @@ async function main(): Promise<void> {
     const rec = areas[a.name];
     if (!rec) return [];
     if (rec.error !== undefined) return [{ area: a.name, metric: 'FAILED', value: rec.error.split('\n')[0] ?? '', source: '' }];
-    return a.rows(rec.result);
+    try {
+      return a.rows(rec.result);
+    } catch {
+      // A figure kept from an older results file, in a shape this area no longer reads (`--only` runs).
+      return [{ area: a.name, metric: 'stale result', value: `measured ${rec.measuredAt} in an older format: run this area again`, source: '' }];
+    }
   });
   const file: ResultsFile = { schema: 1, generatedAt: new Date().toISOString(), machine: machineInfo(), benchDurationSeconds: seconds(Date.now() - started), areas, table };
   mkdirSync(RESULTS_DIR, { recursive: true });

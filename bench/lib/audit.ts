@@ -16,7 +16,7 @@ export function component(e: AuditEvent): string {
   const agent = e.userAgent ?? '';
   const controller = /^kube-controller-manager\/.*\/([a-z-]+)$/.exec(agent)?.[1];
   if (controller) return controller;
-  for (const name of ['kube-controller-manager', 'kube-scheduler', 'kwok', 'kube-apiserver']) if (agent.startsWith(name)) return name;
+  for (const name of ['kube-controller-manager', 'kube-scheduler', 'kwok', 'kube-apiserver', 'kruise-manager']) if (agent.startsWith(name)) return name;
   return 'bench';
 }
 

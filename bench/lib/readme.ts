@@ -20,7 +20,9 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   next batch is a ReplicaSet patch of ours. Driven by local mode itself (\`startLocalMode\` against
   the benchmark's control plane) and by the same loop assembled from its parts around the
   instrumented engine. Local mode's watches coalesce per key with a leading edge (the first event of
-  a quiet key goes out at once) and a 50 ms trailing window.
+  a quiet key goes out at once) and a 50 ms trailing window. The same in local mode for a
+  StatefulSet and an OpenKruise CloneSet (the real kruise-manager): from the last pod Ready before
+  our next partition patch (the one carrying our batch record) to that patch.
 - **release** — template change to the "Release Completed" transition, in each Deployment strategy;
   lower bound = one pod-ready delay per batch. The native RollingUpdate of the same Deployment on the
   same control plane ends when the Deployment reports every replica updated and available (the

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { isDuplicateCommand } from '../adapters/dynamodb/rules.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
-import { json } from './httpError.ts';
+import { json, unprocessable } from './httpError.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
 import { loadExisting } from './rolloutRoutes.ts';
@@ -30,6 +31,9 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
+    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
+      throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }]);
+    }
 
     const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);
@@ -44,10 +48,10 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
 /** What the hand-back of a deleted rollout restores, from the live workload (best effort: a read failure is not the user's problem). */
 async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: WorkloadRef): Promise<CommandResponse['handBack']> {
   const driver = WORKLOAD_DRIVERS[ref.kind];
-  if (!deps.clusters || !driver?.handBackSummary) return null;
+  if (!deps.clusters || !driver.handBackSummary) return null;
   try {
     const client = await deps.clusters.client(key.cluster);
-    const workload = await client.get({ apiVersion: ref.apiVersion, kind: ref.kind, namespace: key.namespace, name: ref.name });
+    const workload = await client.get({ apiVersion: driver.workload.apiVersion, kind: driver.workload.kind, namespace: key.namespace, name: ref.name });
     return workload ? { workload: `${ref.kind} ${key.namespace}/${ref.name}`, restores: driver.handBackSummary(workload) } : null;
   } catch {
     return null;

@@ -118,15 +118,16 @@ function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIss
  */
 async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): Promise<FieldIssue[]> {
   const driver = WORKLOAD_DRIVERS[spec.workloadRef.kind];
-  if (!deps.clusters || !driver?.applyProblems) return [];
+  const check = driver.applyCheck?.(spec) ?? null;
+  if (!deps.clusters || check === null) return [];
   let workload;
   try {
     const client = await deps.clusters.client(key.cluster);
-    workload = await client.get({ apiVersion: spec.workloadRef.apiVersion, kind: spec.workloadRef.kind, namespace: key.namespace, name: spec.workloadRef.name });
+    workload = await client.get({ apiVersion: driver.workload.apiVersion, kind: driver.workload.kind, namespace: key.namespace, name: spec.workloadRef.name });
   } catch {
     return [];
   }
-  return workload ? driver.applyProblems(workload).map((reason) => ({ path: 'spec.workloadRef', reason })) : [];
+  return workload ? check(workload) : [];
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {

@@ -1,16 +1,11 @@
 // The live workload as `rollouts get` draws it: revisions (newest first), each with the object that
-// holds its pods (a Deployment's ReplicaSet, a StatefulSet's ControllerRevision) and those pods.
-// Pure: built from a driver's observation (its own GET and LISTs) and the driver's view, so the
-// counts are exactly the ones the reconcile plans with.
+// holds its pods (a Deployment's ReplicaSet, the other kinds' ControllerRevision) and those pods.
+// Pure: built from a driver's observation (its own GET and LISTs) with the driver's own view and
+// revision membership, so the counts are exactly the ones the reconcile plans with.
 import type { KubeObject } from '../kube/types.ts';
-import type { RevisionView } from '../rollout/types.ts';
-import { num, spec as specOf, status as statusOf, templateOf } from '../workloads/common/objects.ts';
-import { deploymentDriver } from '../workloads/deployment/driver.ts';
-import { revisionId } from '../workloads/deployment/revision.ts';
-import { ownedReplicaSets } from '../workloads/deployment/view.ts';
-import type { Observation } from '../workloads/driver.ts';
-import { ownedPods, ownedRevisions, podRevision } from '../workloads/statefulset/statefulSetObjects.ts';
-import { statefulSetDriver } from '../workloads/statefulset/driver.ts';
+import type { RevisionView, WorkloadKind } from '../rollout/types.ts';
+import { num, spec as specOf, status as statusOf } from '../workloads/common/objects.ts';
+import type { Observation, RevisionMembers, WorkloadDriver } from '../workloads/driver.ts';
 
 export interface WorkloadPod {
   name: string;
@@ -32,7 +27,7 @@ export interface WorkloadRevision {
   /** Our revision id (the ids in the rollout's status). */
   id: string;
   images: Record<string, string>;
-  /** The ReplicaSet (Deployment) or ControllerRevision (StatefulSet) of this revision; the newest if two. */
+  /** The name of the ReplicaSet (Deployment) or ControllerRevision (the other kinds) of this revision; the newest if two. */
   replicaSet: string;
   desired: number;
   current: number;
@@ -43,50 +38,37 @@ export interface WorkloadRevision {
 }
 
 export interface WorkloadView {
-  kind: 'Deployment' | 'StatefulSet';
+  kind: WorkloadKind;
   name: string;
+  /** N: replicas, or the nodes a DaemonSet schedules. */
   replicas: number;
+  /** The kind of object holding each revision: ReplicaSet or ControllerRevision. */
+  holderKind: string;
   /** Newest first. */
   revisions: WorkloadRevision[];
 }
 
-/** `pods` are listed by the Deployment's selector (its driver lists none). */
-export function deploymentWorkload(obs: Observation, pods: KubeObject[], now: number): WorkloadView {
-  const view = deploymentDriver.view(obs);
-  const replicaSets = ownedReplicaSets(obs);
+/** `obs.pods` must hold the workload's pods (the route lists them when the driver did not). */
+export function workloadView(driver: WorkloadDriver, obs: Observation, now: number): WorkloadView {
+  const view = driver.view(obs);
+  const members = new Map(driver.revisionMembers(obs).map((m) => [m.id, m]));
   return {
-    kind: 'Deployment', name: obs.ref.name, replicas: view.replicas,
-    revisions: view.revisions.map((r) => {
-      const mine = replicaSets.filter((rs) => revisionId(templateOf(rs)) === r.id).sort((a, b) => created(b) - created(a));
-      const uids = new Set(mine.map((rs) => rs.metadata.uid));
-      return revision(r, mine[0], pods.filter((p) => (p.metadata.ownerReferences ?? []).some((o) => o.controller === true && uids.has(o.uid))), now, byName);
-    }),
+    kind: obs.ref.kind, name: obs.ref.name, replicas: view.replicas, holderKind: driver.revisionHolder,
+    revisions: view.revisions.map((r) => revision(r, members.get(r.id), now)),
   };
 }
 
-export function statefulSetWorkload(obs: Observation, now: number): WorkloadView {
-  const view = statefulSetDriver.view(obs);
-  const set = obs.workload as KubeObject;
-  const revisions = ownedRevisions(set, obs.children);
-  const pods = ownedPods(set, obs.pods);
-  return {
-    kind: 'StatefulSet', name: obs.ref.name, replicas: view.replicas,
-    revisions: view.revisions.map((r) => revision(r, revisions.find((cr) => cr.metadata.name === r.id), pods.filter((p) => podRevision(p) === r.id), now, byOrdinal)),
-  };
-}
+/** web-2 before web-10 (StatefulSet ordinals), and any names in a stable order. */
+const byName = (a: KubeObject, b: KubeObject) => a.metadata.name.localeCompare(b.metadata.name, 'en', { numeric: true });
 
-type PodOrder = (a: KubeObject, b: KubeObject) => number;
-const byName: PodOrder = (a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0);
-/** web-2 before web-10. */
-const byOrdinal: PodOrder = (a, b) => a.metadata.name.localeCompare(b.metadata.name, 'en', { numeric: true });
-
-function revision(r: RevisionView, holder: KubeObject | undefined, pods: KubeObject[], now: number, order: PodOrder): WorkloadRevision {
+function revision(r: RevisionView, members: RevisionMembers | undefined, now: number): WorkloadRevision {
+  const holder = members?.holder ?? undefined;
   return {
     number: r.number, id: r.id, images: r.images,
     replicaSet: holder?.metadata.name ?? r.id,
     desired: r.desired, current: r.current, ready: r.ready, available: r.available,
     ageSeconds: holder ? ageSeconds(holder, now) : 0,
-    pods: pods.sort(order).map((p) => podView(p, now)),
+    pods: [...(members?.pods ?? [])].sort(byName).map((p) => podView(p, now)),
   };
 }
 

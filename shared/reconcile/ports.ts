@@ -1,27 +1,12 @@
 // Ports of the reconcile pipeline. Adapters implement them (DynamoDB, Kubernetes, EventBridge,
 // SQS, local); in-memory fakes for unit tests live under test/support.
+// The ports the pipeline shares with the workload drivers (the cluster, the clock) live in neutral
+// modules (shared/kube/cluster.ts, shared/clock.ts) and are re-exported here for the pipeline's users.
 import type { KubeObject, KubeWrite, ObjectRef } from '../kube/types.ts';
 import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 
-export interface Clock {
-  now(): Date;
-}
-
-// ---- Kubernetes -------------------------------------------------------------------------------
-
-export interface ClusterClient {
-  /** One GET; null when the object does not exist. */
-  get(ref: ObjectRef): Promise<KubeObject | null>;
-  /** One LIST by label selector (e.g. "app=web,tier in (a,b)"). */
-  list(apiVersion: string, kind: string, namespace: string, labelSelector: string): Promise<KubeObject[]>;
-  /** Apply one write; throws ConflictError on 409, NotFoundError on 404. Returns the stored object. */
-  write(write: KubeWrite): Promise<KubeObject | null>;
-}
-
-/** Resolves a registered cluster name to a client (EKS token, static endpoint, or local kubeconfig). */
-export interface ClusterProvider {
-  client(cluster: string): Promise<ClusterClient>;
-}
+export type { Clock } from '../clock.ts';
+export type { ClusterClient, ClusterProvider } from '../kube/cluster.ts';
 
 // ---- State store (DynamoDB single table) ------------------------------------------------------
 

@@ -14,6 +14,8 @@ export class Draft {
   readonly events: ReturnType<typeof rolloutEvent>[] = [];
   private readonly wakeTimes: number[] = [];
   requeueSeconds: number | null = null;
+  /** What the current batch waits for when only someone else can move it (the message says so); null otherwise. */
+  waiting: string | null = null;
 
   constructor(
     readonly spec: RolloutSpec,

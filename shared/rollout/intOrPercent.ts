@@ -59,3 +59,10 @@ export function thresholdProblem(v: number | string): string | null {
   const p = percentValue(v) ?? 0;
   return p <= 100 ? null : 'must be between 0% and 100%';
 }
+
+/** A workload's own IntOrString field as read from the cluster: an int, a percent k8s can scale, else `fallback`. */
+export function asIntOrPercent(raw: unknown, fallback: IntOrPercent): IntOrPercent {
+  if (typeof raw === 'number' && Number.isSafeInteger(raw)) return raw;
+  if (typeof raw === 'string' && percentValue(raw) !== null) return raw as IntOrPercent;
+  return fallback;
+}

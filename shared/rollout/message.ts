@@ -1,9 +1,12 @@
-// The one-line status message shown by `rollouts get`. Derived from the state only (never from pod
-// counts), so it changes exactly when the state does and a no-op reconcile rewrites nothing.
+// The one-line status message shown by `rollouts get`. Derived from the state (never from pod
+// counts), so it changes exactly when the state does and a no-op reconcile rewrites nothing; the one
+// exception is what a batch waits for when only someone else can move it (a Manual OnDelete batch
+// names the pods still to delete, a workload paused by its own spec says so), which changes only
+// when they act.
 import { isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { ReleaseState, RolloutSpec } from './types.ts';
 
-export function describe(spec: RolloutSpec, s: ReleaseState, now: Date): string {
+export function describe(spec: RolloutSpec, s: ReleaseState, now: Date, waiting: string | null = null): string {
   const rel = s.release;
   if (s.removing) return 'deleting: handing the workload back to its native controller';
   if (spec.paused) return 'paused by spec.strategy.paused';
@@ -14,8 +17,8 @@ export function describe(spec: RolloutSpec, s: ReleaseState, now: Date): string 
     return `${last.kind} ${last.id} ${s.phase.toLowerCase()}: stable at revision ${s.stableRevision}`;
   }
   if (rel.failure) return `failed: ${rel.failure}`;
-  if (rel.kind !== 'release') return `${rel.kind === 'undo' ? 'undo' : 'rolling back'} to revision ${rel.targetRevision}`;
-  if (rel.finalizing) return 'finishing: last pods moving, then handing back to the native controller';
+  if (rel.kind !== 'release') return `${rel.kind === 'undo' ? 'undo' : 'rolling back'} to revision ${rel.targetRevision}${waiting !== null ? `: ${waiting}` : ''}`;
+  if (rel.finalizing) return waiting !== null ? `finishing: ${waiting}` : 'finishing: last pods moving, then handing back to the native controller';
   if (rel.notBefore && now.getTime() < Date.parse(rel.notBefore)) return `scheduled: starts at ${rel.notBefore}`;
   if (!isWindowOpen(spec.windows, now)) {
     const opens = nextWindowOpening(spec.windows, now);
@@ -24,5 +27,6 @@ export function describe(spec: RolloutSpec, s: ReleaseState, now: Date): string 
   const step = `step ${rel.stepIndex + 1}/${spec.steps.length}`;
   const pause = spec.steps[rel.stepIndex]?.pause;
   if (rel.stepState === 'StepPaused') return pause?.type === 'timed' ? `${step}: pausing ${pause.seconds}s` : `${step}: awaiting approval`;
+  if (waiting !== null) return `${step}: ${waiting}`;
   return `${step}: ${rel.stepState === 'Upgrading' ? 'moving pods' : 'waiting for pods to be ready'}`;
 }

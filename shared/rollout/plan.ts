@@ -144,7 +144,7 @@ function finish(d: Draft, opts: { degraded?: boolean } = {}): PlanResult {
     if (d.spec.paused || s.userPaused) s.phase = 'Paused';
     else if (s.release) s.phase = s.release.failure !== null ? 'Failed' : 'Progressing';
     else if (s.phase !== 'Completed' && s.phase !== 'Aborted' && s.phase !== 'Failed') s.phase = s.lastRelease?.endPhase ?? 'Healthy';
-    s.message = describe(d.spec, s, d.now);
+    s.message = describe(d.spec, s, d.now, d.waiting);
   }
   const wakeAt = d.earliestWake();
   s.nextWakeAt = wakeAt;

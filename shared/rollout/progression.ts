@@ -5,7 +5,7 @@ import { batchTarget, isBatchReady } from './arithmetic.ts';
 import type { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
-import type { Distribution, Release, RevisionView } from './types.ts';
+import type { Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
 
 /** While pods move, look again this often even if no watch event arrives. */
 const MOVING_REQUEUE_SECONDS = 5;
@@ -77,10 +77,11 @@ function progressSteps(d: Draft, rel: Release): void {
       return;
     }
     const distribution = { [rel.targetRevision]: desired, [rel.stableRevision]: total - desired };
-    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false });
+    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
     if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
       if (!batchDone(d, rel, desired)) {
         rel.stepState = targetOf(d, rel).desired >= desired ? 'Verifying' : 'Upgrading';
+        d.waiting = waitingFor(d, rel, desired);
         checkDeadline(d, rel);
         if (rel.failure === null && d.release === rel) {
           d.requeue(MOVING_REQUEUE_SECONDS);
@@ -116,6 +117,28 @@ function progressSteps(d: Draft, rel: Release): void {
     d.emit(EVENT.StepStarted, `step ${rel.stepIndex + 1} of ${d.spec.steps.length} started`);
   }
 }
+
+/** The spec's, as it is now: switching Manual ↔ Automatic mid-release takes effect on the next pass. */
+function onDeletePolicy(d: Draft): OnDeletePolicy {
+  return d.spec.onDeletePolicy ?? 'Automatic';
+}
+
+/**
+ * What only someone else can do for the batch: the workload's own pause, or, with Manual OnDelete,
+ * the user's deletions (the pods still on the old revision, in the order the batch would take them).
+ */
+function waitingFor(d: Draft, rel: Release, desired: number): string | null {
+  if (d.view.blocked !== null) return d.view.blocked;
+  if (onDeletePolicy(d) !== 'Manual' || d.spec.onDeletePolicy === null) return null;
+  const missing = desired - targetOf(d, rel).current;
+  if (missing <= 0) return null;
+  const pods = d.view.toReplace;
+  const shown = pods.length > MAX_PODS_NAMED ? `${pods.slice(0, MAX_PODS_NAMED).join(', ')} and ${pods.length - MAX_PODS_NAMED} more` : pods.join(', ');
+  return `waiting for ${missing} more pod${missing === 1 ? '' : 's'} to be deleted (onDeletePolicy Manual); still on the old revision: ${shown || 'none'}`;
+}
+
+/** A waiting reason names at most this many pods (the message stays one line). */
+const MAX_PODS_NAMED = 10;
 
 function startFinalizing(d: Draft, rel: Release, why: string): void {
   rel.finalizing = true;
@@ -181,7 +204,7 @@ function finalize(d: Draft, rel: Release): void {
     rel.templateSet = true;
   }
   const full: Distribution = { [rel.targetRevision]: view.replicas };
-  const last = { type: 'distribute', target: rel.targetRevision, distribution: full, strategy: rel.strategy, final: true } as const;
+  const last = { type: 'distribute', target: rel.targetRevision, distribution: full, strategy: rel.strategy, final: true, onDeletePolicy: onDeletePolicy(d) } as const;
   const target = view.revisions.find((r) => r.id === rel.targetRevision);
   const settled =
     reachedSpec(view.revisions, full) &&
@@ -191,6 +214,7 @@ function finalize(d: Draft, rel: Release): void {
     target.available === view.replicas;
   if (!settled) {
     d.actions.push(last);
+    d.waiting = waitingFor(d, rel, view.replicas);
     if (rel.kind === 'release') checkDeadline(d, rel);
     if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
     return;

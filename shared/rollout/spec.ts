@@ -7,6 +7,7 @@ import type { OurRolloutDoc, StepDoc } from './specSchema.ts';
 import { kruiseRolloutSchema, ourRolloutSchema } from './specSchema.ts';
 import { toFieldIssues } from './specIssues.ts';
 import { crossFieldIssues, requestedDeploymentStrategy, workloadKindOf } from './specRules.ts';
+import { WORKLOAD_TYPES } from './workloadKinds.ts';
 import { DEFAULT_DEPLOYMENT_STRATEGY, type DeploymentStrategy, type IntOrPercent, type ReleaseWindow, type RolloutSpec, type Step, type StepPause } from './types.ts';
 import { isRecord } from '../json.ts';
 
@@ -86,6 +87,7 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     windows: (data.spec.releaseWindows ?? []).map((w): ReleaseWindow => ({ ...w, days: [...w.days] })),
     startAt: data.spec.startAt === undefined ? null : new Date(data.spec.startAt).toISOString(),
     deploymentStrategy: kind === 'Deployment' ? (requested ?? DEFAULT_DEPLOYMENT_STRATEGY) : null,
+    onDeletePolicy: WORKLOAD_TYPES[kind].onDelete ? (data.spec.onDeletePolicy ?? 'Automatic') : null,
   };
 }
 

@@ -3,22 +3,11 @@
 import type { FieldIssue } from '../errors.ts';
 import { isPercent, percentValue, replicasProblem } from './intOrPercent.ts';
 import { unsupported } from './specIssues.ts';
-import type { DeploymentStrategy, IntOrPercent, WorkloadKind } from './types.ts';
+import type { DeploymentStrategy, IntOrPercent } from './types.ts';
 import { parseClock } from './windows.ts';
+import { WORKLOAD_KINDS, WORKLOAD_TYPES, workloadKindOf } from './workloadKinds.ts';
 
-/** Workload types we drive, as written in `workloadRef`, → our WorkloadKind. */
-export const SUPPORTED_WORKLOADS: readonly { apiVersion: string; kind: string; as: WorkloadKind }[] = [
-  { apiVersion: 'apps/v1', kind: 'Deployment', as: 'Deployment' },
-  { apiVersion: 'apps/v1', kind: 'StatefulSet', as: 'StatefulSet' },
-  { apiVersion: 'apps/v1', kind: 'DaemonSet', as: 'DaemonSet' },
-  { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', as: 'CloneSet' },
-  // Kruise Advanced StatefulSet: driven like a StatefulSet (partition); apiVersion tells them apart.
-  { apiVersion: 'apps.kruise.io/v1beta1', kind: 'StatefulSet', as: 'StatefulSet' },
-];
-
-export function workloadKindOf(apiVersion: string, kind: string): WorkloadKind | null {
-  return SUPPORTED_WORKLOADS.find((w) => w.apiVersion === apiVersion && w.kind === kind)?.as ?? null;
-}
+export { workloadKindOf };
 
 const ROLLBACK_IN_BATCH = 'rollouts.kruise.io/rollback-in-batch';
 /** Kruise's per-Rollout style annotation (v1alpha1 era): "partition" selects its partition style. */
@@ -33,8 +22,8 @@ function workloadRefIssues(ref: unknown): FieldIssue[] {
   const apiVersion = field(ref, 'apiVersion');
   const kind = field(ref, 'kind');
   if (typeof apiVersion !== 'string' || typeof kind !== 'string' || workloadKindOf(apiVersion, kind)) return [];
-  const supported = SUPPORTED_WORKLOADS.map((w) => `${w.apiVersion} ${w.kind}`).join(', ');
-  const knownKind = SUPPORTED_WORKLOADS.some((w) => w.kind === kind);
+  const supported = WORKLOAD_KINDS.map((k) => `${WORKLOAD_TYPES[k].apiVersion} ${WORKLOAD_TYPES[k].kind}`).join(', ');
+  const knownKind = WORKLOAD_KINDS.some((k) => WORKLOAD_TYPES[k].kind === kind);
   return [{
     path: knownKind ? 'spec.workloadRef.apiVersion' : 'spec.workloadRef.kind',
     reason: `unsupported workloadRef ${apiVersion} ${kind}; supported: ${supported}`,
@@ -133,13 +122,25 @@ function strategyIssues(doc: Record<string, unknown>): FieldIssue[] {
   const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
   const issues: FieldIssue[] = [];
   if (kind !== null && kind !== 'Deployment') {
-    if (fromField !== undefined) issues.push({ path: 'spec.deploymentStrategy', reason: `applies to Deployments only; a ${kind} is always released by its partition` });
-    if (style !== undefined) issues.push({ path: ROLLING_STYLE_PATH, reason: `applies to Deployments only; a ${kind} is always released by its partition` });
+    if (fromField !== undefined) issues.push({ path: 'spec.deploymentStrategy', reason: `applies to Deployments only; a ${kind} has one way of moving pods` });
+    if (style !== undefined) issues.push({ path: ROLLING_STYLE_PATH, reason: `applies to Deployments only; a ${kind} has one way of moving pods` });
   }
   if ((fromField === 'MinReadySeconds' || fromField === 'Partition') && typeof style === 'string' && rollingStyleOf(style) !== null && rollingStyleOf(style) !== fromField) {
     issues.push({ path: 'spec.deploymentStrategy', reason: `is ${fromField} but the annotation ${ROLLING_STYLE} asks for ${rollingStyleOf(style) ?? style}; keep one` });
   }
   return issues;
+}
+
+/** spec.onDeletePolicy chooses who deletes the pods of an OnDelete workload: only kinds that can be OnDelete have it. */
+function onDeletePolicyIssues(doc: Record<string, unknown>): FieldIssue[] {
+  const spec = field(doc, 'spec');
+  if (field(spec, 'onDeletePolicy') === undefined) return [];
+  const ref = field(spec, 'workloadRef');
+  const apiVersion = field(ref, 'apiVersion');
+  const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
+  if (kind === null || WORKLOAD_TYPES[kind].onDelete) return [];
+  const which = WORKLOAD_KINDS.filter((k) => WORKLOAD_TYPES[k].onDelete).join(', ');
+  return [{ path: 'spec.onDeletePolicy', reason: `applies to workloads that can use updateStrategy OnDelete (${which}); a ${kind} has no OnDelete strategy` }];
 }
 
 /** Every cross-field problem of a Rollout document (which may be otherwise malformed). */
@@ -148,6 +149,7 @@ export function crossFieldIssues(doc: Record<string, unknown>): FieldIssue[] {
   return [
     ...annotationIssues(field(doc, 'metadata')),
     ...strategyIssues(doc),
+    ...onDeletePolicyIssues(doc),
     ...workloadRefIssues(field(spec, 'workloadRef')),
     ...stepIssues(field(spec, 'strategy')),
     ...windowIssues(field(spec, 'releaseWindows')),

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { replicasProblem, thresholdProblem } from './intOrPercent.ts';
 import { unsupported } from './specIssues.ts';
-import { DEPLOYMENT_STRATEGIES, WEEKDAYS } from './types.ts';
+import { DEPLOYMENT_STRATEGIES, ON_DELETE_POLICIES, WEEKDAYS } from './types.ts';
 import { isKnownTimeZone, parseClock } from './windows.ts';
 
 /** Kruise's CRD limit on `steps`. */
@@ -98,6 +98,7 @@ const extensionFields = {
     .datetime({ offset: true, error: 'must be an RFC 3339 instant such as "2026-03-02T09:00:00Z" or "2026-03-02T10:00:00+01:00"' })
     .optional(),
   deploymentStrategy: z.enum(DEPLOYMENT_STRATEGIES).optional(),
+  onDeletePolicy: z.enum(ON_DELETE_POLICIES).optional(),
 };
 
 const metadata = z.strictObject({

@@ -1,7 +1,8 @@
 // Domain types of the rollout core. Pure data: no SDK, no I/O. Every other layer speaks these.
 
-export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'CloneSet', 'DaemonSet'] as const;
-export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+import type { WorkloadKind } from './workloadKinds.ts';
+
+export { WORKLOAD_KINDS, type WorkloadKind } from './workloadKinds.ts';
 
 /** An int (absolute pods) or a percent string such as "50%", exactly as written in the Rollout. */
 export type IntOrPercent = number | `${number}%`;
@@ -34,6 +35,11 @@ export interface RolloutKey {
   name: string;
 }
 
+/**
+ * The workload a Rollout manages. `kind` is the product's name for it (shared/rollout/workloadKinds.ts):
+ * the Kubernetes kind for Deployment, StatefulSet, DaemonSet and CloneSet, and AdvancedStatefulSet /
+ * AdvancedDaemonSet for Kruise's StatefulSet and DaemonSet, which the document names by apiVersion.
+ */
 export interface WorkloadRef {
   apiVersion: string;
   kind: WorkloadKind;
@@ -55,6 +61,15 @@ export type DeploymentStrategy = (typeof DEPLOYMENT_STRATEGIES)[number];
  */
 export const DEFAULT_DEPLOYMENT_STRATEGY: DeploymentStrategy = 'MinReadySeconds';
 
+/**
+ * Who deletes the old pods of a workload whose own updateStrategy is OnDelete (`spec.onDeletePolicy`
+ * of our apiVersion). Automatic (the default): we delete each batch's pods within the workload's
+ * budget, in the driver's order. Manual: we delete nothing; a batch is done once the user has
+ * deleted enough pods and they came back Available on the new revision (seed 003's OnDelete).
+ */
+export const ON_DELETE_POLICIES = ['Automatic', 'Manual'] as const;
+export type OnDeletePolicy = (typeof ON_DELETE_POLICIES)[number];
+
 /** A validated, normalised Rollout. Produced only by `parseRollout` (spec.ts). */
 export interface RolloutSpec extends RolloutKey {
   /** The apiVersion the document was written in (Kruise's or ours). */
@@ -75,6 +90,8 @@ export interface RolloutSpec extends RolloutKey {
   startAt: string | null;
   /** Deployments: the strategy a new release starts with; null for the other kinds. */
   deploymentStrategy: DeploymentStrategy | null;
+  /** Kinds that can be OnDelete: who deletes their pods (default Automatic); null for the others. */
+  onDeletePolicy: OnDeletePolicy | null;
 }
 
 // ---- Release state (persisted on the STATE item) ---------------------------------------------
@@ -227,6 +244,17 @@ export interface WorkloadView {
    * Available, if no event will say so (ISO); the planner looks again then. null when none.
    */
   nextAvailableAt: string | null;
+  /**
+   * The live pods not on templateRevision, in the order this kind's batches replace them (each
+   * driver's view documents its order): what a Manual OnDelete batch waits for the user to delete,
+   * and where pod-level hooks go. [] when the driver lists no pods (a Deployment, mostly).
+   */
+  toReplace: string[];
+  /**
+   * Why the workload itself cannot move the batch right now, when it is not for lack of time (its
+   * own updateStrategy paused, say); shown in the rollout's message. null when nothing blocks it.
+   */
+  blocked: string | null;
 }
 
 // ---- What the planner decides ------------------------------------------------------------------
@@ -247,7 +275,11 @@ export type Action =
    * being rolled out, `strategy` the release's. `final`: the release's last move (finalizing), which
    * a driver may leave to the native controller by handing the workload back.
    */
-  | { type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean };
+  | {
+    type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean;
+    /** An OnDelete workload: whether the driver deletes the old pods (Automatic, also when absent) or the user does (Manual). */
+    onDeletePolicy?: OnDeletePolicy;
+  };
 
 export interface RolloutEvent {
   /** EventBridge detail-type, e.g. "Release Started", "Batch Ready", "Release Completed". */

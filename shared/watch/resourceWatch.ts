@@ -6,7 +6,7 @@
 // cluster's cached credentials (an EKS token that expired).
 import { GoneError, UnauthorizedError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
-import type { WatchEventType, WatchHandle } from '../adapters/kubernetes/watcher.ts';
+import type { WatchEventType, WatchHandle } from '../kube/watch.ts';
 import type { WatchLog, WatchSource } from './types.ts';
 
 export interface ResourceWatchOptions {

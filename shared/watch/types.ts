@@ -1,7 +1,9 @@
 // Ports of the watch-proxy: where watch events come from (one cluster's watch API) and where the
 // coalesced "this rollout's workload changed" notices go (EventBridge, or local mode's queue).
-import type { WatchDoneHandler, WatchEventHandler, WatchHandle, WatchQuery } from '../adapters/kubernetes/watcher.ts';
+import type { WatchSource } from '../kube/watch.ts';
 import type { RolloutKey } from '../rollout/types.ts';
+
+export type { WatchSource };
 
 /** EventBridge detail-type of the notices; the rule routing them to the trigger queue matches the source. */
 export const WORKLOAD_CHANGED = 'Workload Changed';
@@ -14,11 +16,6 @@ export interface WorkloadChange extends RolloutKey {
 
 export interface WatchSink {
   send(changes: WorkloadChange[]): Promise<void>;
-}
-
-/** One cluster's watch API (KubeClusterClient.watch has this shape). */
-export interface WatchSource {
-  watch(path: string, query: WatchQuery, onEvent: WatchEventHandler, onDone: WatchDoneHandler): Promise<WatchHandle>;
 }
 
 /** Reaches a cluster's watch API by registered name. */

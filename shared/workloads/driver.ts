@@ -1,9 +1,10 @@
 // One driver per workload kind behind this interface. `observe` is the only I/O (one GET of the
 // workload, LISTs of its children by label selector); `view` and `writes` are pure, so they are
 // unit-tested with exact expected patches and no cluster.
+import type { FieldIssue } from '../errors.ts';
 import type { KubeObject, KubeWrite } from '../kube/types.ts';
-import type { ClusterClient } from '../reconcile/ports.ts';
-import type { Action, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
+import type { ClusterClient } from '../kube/cluster.ts';
+import type { Action, RolloutSpec, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
 
 export interface Observation {
   namespace: string;
@@ -39,10 +40,59 @@ export interface WatchDeclaration {
   workloadOf(obj: KubeObject): string | null;
 }
 
-export interface WorkloadDriver {
-  readonly kind: WorkloadKind;
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'patch' | 'delete';
+
+/** Verbs on one resource (RBAC's apiGroups/resources/verbs), e.g. apps/statefulsets get,list,watch,patch. */
+export interface ResourceAccess {
+  /** "" for the core group. */
+  readonly apiGroup: string;
+  /** Plural resource name, or "resource/subresource". */
+  readonly resource: string;
+  readonly verbs: readonly KubeVerb[];
+}
+
+/**
+ * The Kubernetes permissions a driver needs, exactly: infra/k8s/rollouts-rbac.yaml grants the union
+ * over the registry and nothing else (test/unit/workloads/rbac.test.ts), and every integration test
+ * runs as that role.
+ */
+export interface DriverRbac {
+  /** What observe, the writes and the watches use (group serverless-rollouts). */
+  readonly reconcile: readonly ResourceAccess[];
+  /** What the API's read-only workload route reads through observe (group serverless-rollouts-view): get and list only. */
+  readonly view: readonly ResourceAccess[];
+}
+
+/** What the driver does, in words for people: `rollouts plan --kind`, the README's table of kinds. */
+export interface DriverSummary {
+  /** What N is: "spec.replicas", "status.desiredNumberScheduled (pods on nodes)". */
+  readonly counts: string;
+  /** When a pod of the batch counts as done. */
+  readonly readiness: string;
+  /** How the workload is kept from rolling by itself. */
+  readonly hold: string;
+  /** How a batch moves pods. */
+  readonly batch: string;
+  /** What handing back restores. */
+  readonly restore: string;
+}
+
+/** The pods of one revision and the object that holds it, for the API's revision → pods tree. */
+export interface RevisionMembers {
+  id: string;
+  /** A ReplicaSet (Deployment) or ControllerRevision (the other kinds); null when none is left. */
+  holder: KubeObject | null;
+  pods: KubeObject[];
+}
+
+export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
+  readonly kind: K;
+  /** The workload's own resource (its apiVersion and Kubernetes kind are the workloadRef's). */
+  readonly workload: { readonly apiVersion: string; readonly kind: string; readonly resource: string };
   /** What to watch so that a change of the workload or its progress reaches us at once. */
   readonly watches: readonly WatchDeclaration[];
+  readonly rbac: DriverRbac;
+  readonly summary: DriverSummary;
   /** `now` (the reconcile's clock) is recorded on the observation. */
   observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation>;
   view(obs: Observation): WorkloadView;
@@ -54,13 +104,19 @@ export interface WorkloadDriver {
    */
   writes(obs: Observation, actions: Action[], view?: WorkloadView): KubeWrite[];
   /**
-   * Why no Rollout can release this workload as it stands, checked when a Rollout is applied (the
-   * API reads the workload once); [] when it can. Optional: kinds without such a rule omit it.
+   * What must be checked on the live workload when this Rollout is applied: a function that says
+   * why the Rollout cannot release the workload as it stands (each problem on the Rollout field it
+   * concerns; [] when it can), or null when nothing is to be checked, so the API reads the workload
+   * (once) only then. Optional: kinds without such a rule omit it.
    */
-  applyProblems?(workload: KubeObject): string[];
+  applyCheck?(rollout: RolloutSpec): ((workload: KubeObject) => FieldIssue[]) | null;
   /**
    * What handing the workload back (a deleted Rollout) leaves on it, as "field: value" lines for
    * people, read from the workload alone. Optional.
    */
   handBackSummary?(workload: KubeObject): string[];
+  /** The kind of object that holds each revision (ReplicaSet, ControllerRevision). */
+  readonly revisionHolder: string;
+  /** Revisions (newest first) with their holder and pods; pods are those of the observation. */
+  revisionMembers(obs: Observation): RevisionMembers[];
 }

@@ -1,17 +1,31 @@
-// The one list of workload kinds this product can release, each with its driver. Every composition
-// root (the Lambdas, local mode, the engine test fixture) takes its drivers from here and the API
-// accepts exactly these kinds, so apply can never accept a kind that reconcile cannot run.
+// The one list of workload drivers: one per kind of shared/rollout/workloadKinds.ts, which the type
+// below requires (a kind without a driver does not compile), and test/unit/workloads/registry.test.ts
+// proves each serves exactly its kind's apiVersion and Kubernetes kind. Every composition root (the
+// Lambdas, local mode, the engine test fixture) takes its drivers from here; the watch-proxy's
+// catalogue and the documented RBAC (infra/k8s/rollouts-rbac.yaml) are derived from them.
 // The drivers only use the ClusterClient port: importing this module does not load the Kubernetes
 // client, so the sweep and API bundles can carry it.
 import type { WorkloadKind } from '../rollout/types.ts';
+import { WORKLOAD_KINDS } from '../rollout/workloadKinds.ts';
+import { cloneSetDriver } from './cloneset/driver.ts';
+import { advancedDaemonSetDriver, daemonSetDriver } from './daemonset/driver.ts';
 import { deploymentDriver } from './deployment/driver.ts';
 import type { WorkloadDriver } from './driver.ts';
-import { statefulSetDriver } from './statefulset/driver.ts';
+import { advancedStatefulSetDriver, statefulSetDriver } from './statefulset/driver.ts';
 
-export const WORKLOAD_DRIVERS: Readonly<Partial<Record<WorkloadKind, WorkloadDriver>>> = Object.freeze({
+export const WORKLOAD_DRIVERS: Readonly<{ [K in WorkloadKind]: WorkloadDriver<K> }> = Object.freeze({
   Deployment: deploymentDriver,
   StatefulSet: statefulSetDriver,
+  DaemonSet: daemonSetDriver,
+  CloneSet: cloneSetDriver,
+  AdvancedStatefulSet: advancedStatefulSetDriver,
+  AdvancedDaemonSet: advancedDaemonSetDriver,
 });
 
-/** Workload kinds with a driver; apply refuses the others (422). */
-export const SUPPORTED_KINDS: readonly WorkloadKind[] = Object.freeze(Object.keys(WORKLOAD_DRIVERS) as WorkloadKind[]);
+/** Workload kinds with a driver: all of them (the registry is complete by type). */
+export const SUPPORTED_KINDS: readonly WorkloadKind[] = WORKLOAD_KINDS;
+
+/** The driver of a kind. */
+export function driverOf(kind: WorkloadKind): WorkloadDriver {
+  return WORKLOAD_DRIVERS[kind];
+}

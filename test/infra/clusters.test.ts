@@ -1,14 +1,14 @@
 // Deploy parameters (CDK context) and what they turn into: EKS access entries, alarms, optional parts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { parseAllDocuments } from 'yaml';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../infra/constructs/ClusterAccess.ts';
 import { DeployParameterError } from '../../infra/parameters.ts';
 import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
 import { watchTargets } from '../../shared/watch/mapping.ts';
+import { requiredRbac } from '../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
+import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments, type RbacRule } from '../support/rbacManifest.ts';
 
 describe('EKS access entries', () => {
   const { template } = synth(FULL_CONTEXT);
@@ -56,16 +56,14 @@ describe('EKS access entries', () => {
       [group, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }]]));
   });
 
-  it('gives the read-only group get and list on exactly what the workload route reads', () => {
-    const role = rbacDocuments().find((d) => d.kind === 'ClusterRole' && d.metadata.name === KUBERNETES_VIEW_GROUP);
-    assert.ok(role, `rollouts-rbac.yaml has no ClusterRole ${KUBERNETES_VIEW_GROUP}`);
-    const granted = role.rules.flatMap((r: RbacRule) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${[...r.verbs].sort().join(',')}`)));
-    assert.deepEqual(granted.sort(), ['/pods:get,list', 'apps/controllerrevisions:get,list', 'apps/deployments:get,list', 'apps/replicasets:get,list', 'apps/statefulsets:get,list']);
+  it('gives the read-only group exactly what the drivers\' observe reads for the workload route, get and list only', () => {
+    const granted = grantsOfRules(clusterRole(KUBERNETES_VIEW_GROUP).rules);
+    assert.deepEqual(granted, grantsOfAccess(requiredRbac(Object.values(WORKLOAD_DRIVERS)).view));
+    assert.ok(granted.every((g) => / (get|list)$/.test(g)), granted.join(', '));
   });
 
   it('lets the product\'s group list and watch every resource a workload driver declares it watches', () => {
-    const role = rbacDocuments().find((d) => d.kind === 'ClusterRole' && d.metadata.name === KUBERNETES_GROUP);
-    assert.ok(role, `rollouts-rbac.yaml has no ClusterRole ${KUBERNETES_GROUP}`);
+    const role = clusterRole(KUBERNETES_GROUP);
     for (const target of watchTargets(WORKLOAD_DRIVERS)) {
       const group = target.apiVersion.includes('/') ? target.apiVersion.split('/')[0] : '';
       const verbs = new Set(role.rules.filter((r: RbacRule) => r.apiGroups.includes(group as string) && r.resources.includes(target.resource)).flatMap((r: RbacRule) => r.verbs));
@@ -97,18 +95,6 @@ describe('EKS access entries', () => {
     assert.doesNotMatch(text, /eks:|sts:/);
   });
 });
-
-interface RbacRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-}
-
-function rbacDocuments() {
-  return parseAllDocuments(readFileSync(new URL('../../infra/k8s/rollouts-rbac.yaml', import.meta.url), 'utf8'))
-    .map((d) => d.toJS() as { kind: string; metadata: { name: string }; rules: RbacRule[]; roleRef: { name: string }; subjects: unknown[] })
-    .filter((d) => d !== null);
-}
 
 describe('deploy parameters', () => {
   it('accept clusters given on the command line as a JSON string', () => {

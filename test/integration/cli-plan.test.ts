@@ -60,6 +60,22 @@ describe('rollouts plan (executable)', () => {
     });
   });
 
+  test('plans every kind with --kind, counting nodes for the DaemonSets', () => {
+    const plan = (kind: string, n: string) => {
+      const r = rollouts('plan', '--kind', kind, '--replicas', n, '--steps', '1,50%,100%', '--json');
+      assert.equal(r.code, 0, r.err);
+      return (JSON.parse(r.out) as { batches: { updated: number }[] }).batches.map((b) => b.updated);
+    };
+    for (const kind of ['Deployment', 'StatefulSet', 'CloneSet', 'AdvancedStatefulSet']) assert.deepEqual(plan(kind, '6'), [1, 3, 6], kind);
+    for (const kind of ['DaemonSet', 'AdvancedDaemonSet']) assert.deepEqual(plan(kind, '6'), [1, 3, 6], kind);
+    assert.deepEqual(plan('Deployment', '5').slice(1), [3, 5], 'a percent rounds up');
+    const table = rollouts('plan', '--kind', 'AdvancedDaemonSet', '--replicas', '6', '--steps', '1,100%');
+    assert.match(table.out, /^Kind: AdvancedDaemonSet {2}Nodes: 6\n/);
+    const unknown = rollouts('plan', '--kind', 'Job', '--replicas', '6', '--steps', '1,100%');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /Allowed choices are Deployment, StatefulSet, DaemonSet, CloneSet, AdvancedStatefulSet, AdvancedDaemonSet/);
+  });
+
   test('exits 2 on a bad flag', () => {
     const r = rollouts('plan', '--kind', 'Deployment', '--replicas', '10', '--steps', '1,100%', '--colour');
     assert.equal(r.code, 2);
@@ -74,6 +90,22 @@ describe('rollouts validate (executable)', () => {
       assert.equal(r.code, 0, r.out + r.err);
       assert.match(r.out, new RegExp(`^OK ${file}: Rollout default/web → Deployment web, 3 step\\(s\\)`));
       assert.equal(r.out.split('\n').length, 2, 'one line');
+    }
+  });
+
+  test('accepts the example Rollout of every kind, Kruise\'s format and ours', () => {
+    const examples: [string, string][] = [
+      ['examples/kinds/statefulset-rollout.yaml', 'StatefulSet db'],
+      ['examples/kinds/statefulset-ondelete-manual.yaml', 'StatefulSet db'],
+      ['examples/kinds/daemonset-rollout.yaml', 'DaemonSet agent'],
+      ['examples/kinds/cloneset-rollout.yaml', 'CloneSet api'],
+      ['examples/kinds/advanced-statefulset-rollout.yaml', 'AdvancedStatefulSet cache'],
+      ['examples/kinds/advanced-daemonset-rollout.yaml', 'AdvancedDaemonSet collector'],
+    ];
+    for (const [file, workload] of examples) {
+      const r = rollouts('validate', '-f', file);
+      assert.equal(r.code, 0, r.out + r.err);
+      assert.match(r.out, new RegExp(`^OK ${file}: Rollout default/\\S+ → ${workload}, 3 step\\(s\\)`));
     }
   });
 

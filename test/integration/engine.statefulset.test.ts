@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Engine, sleep, type StatefulSetSnapshot } from '../support/engine.ts';
 import { statefulSetDriver } from '../../shared/workloads/statefulset/driver.ts';
-import { BATCH_PARTITION, HELD_PARTITION, ownedRevisions } from '../../shared/workloads/statefulset/statefulSetObjects.ts';
+import { BATCH_PARTITION, HELD_PARTITION, ORIGINAL_PARTITION, ownedRevisions } from '../../shared/workloads/statefulset/statefulSetObjects.ts';
 import { templateRevision } from '../../shared/workloads/statefulset/view.ts';
 
 const V1 = 'registry.invalid/web:v1';
@@ -133,12 +133,15 @@ describe('a StatefulSet release through reconcile on the real control plane', ()
     assert.deepEqual(images(snap), ['v1', 'v1', 'v2', 'v2', 'v2', 'v2'], '60% of 6 rounds up to 4');
   });
 
-  it('reports an OnDelete StatefulSet Degraded and touches nothing', async () => {
-    const s = await engine.statefulSetScenario('sts-ondelete', { steps: STEPS, replicas: 2, statefulSet: { updateStrategy: { type: 'OnDelete' } } });
-    const r = await s.reconcile();
-    assert.equal(r.phase, 'Degraded');
-    assert.equal(r.writes, 0);
-    assert.match((await s.state()).message, /OnDelete is not supported yet/);
+  it('hands back the user\'s own partition exactly, recorded when it was first held', async () => {
+    const s = await engine.statefulSetScenario('sts-own-partition', { steps: STEPS, replicas: 2, statefulSet: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } } } });
+    const set = await s.reconcileUntilSet(held, 'the StatefulSet to be held');
+    assert.equal(set.statefulSet.metadata?.annotations?.[ORIGINAL_PARTITION], '1');
+    await s.command({ type: 'delete' });
+    for (let i = 0; i < 10 && (await s.reconcile()).outcome !== 'removed'; i += 1) await sleep(200);
+    const back = await s.apps.readNamespacedStatefulSet({ name: 'web', namespace: s.namespace });
+    assert.deepEqual(back.spec?.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 1 } });
+    assert.deepEqual(Object.keys(back.metadata?.annotations ?? {}).filter((k) => k.startsWith('rollouts.')), []);
   });
 
   it('hands the StatefulSet back to its controller (partition 0) when the rollout is deleted', async () => {
@@ -154,6 +157,7 @@ describe('a StatefulSet release through reconcile on the real control plane', ()
     const set = await s.apps.readNamespacedStatefulSet({ name: 'web', namespace: s.namespace });
     assert.equal(set.spec?.updateStrategy?.rollingUpdate?.partition, 0);
     assert.equal(set.metadata?.annotations?.[BATCH_PARTITION], undefined);
+    assert.equal(set.metadata?.annotations?.[ORIGINAL_PARTITION], undefined);
   });
 
   it('returns every pod to the stable revision when a release is aborted mid-way', async () => {

@@ -154,18 +154,21 @@ describe('OpenKruise on the test bed', () => {
     assert.equal((await status())?.numberReady, NODES);
   });
 
-  test('the product user gets no Kruise permissions unless a test grants them', async () => {
+  test('the product user has exactly its documented Kruise permissions: it reads the workloads, and cannot create them nor touch other Kruise kinds unless granted', async () => {
     const namespace = await cluster.createNamespace('kruise-rbac');
     const asRollouts = cluster.rollouts.makeApiClient(CustomObjectsApi);
-    const list = () => asRollouts.listNamespacedCustomObject(kruise('v1alpha1', 'clonesets', namespace));
-    await assert.rejects(list(), (error) => apiStatusOf(error) === 403);
+    assert.deepEqual(((await asRollouts.listNamespacedCustomObject(kruise('v1alpha1', 'clonesets', namespace))) as { items: unknown[] }).items, []);
+    const body = { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', metadata: { name: 'nope' }, spec: { replicas: 1, selector: { matchLabels: { app: 'nope' } }, template: podTemplate('nope', V1) } };
+    await assert.rejects(asRollouts.createNamespacedCustomObject({ ...kruise('v1alpha1', 'clonesets', namespace), body }), (error) => apiStatusOf(error) === 403);
+    const broadcastJobs = () => asRollouts.listNamespacedCustomObject(kruise('v1alpha1', 'broadcastjobs', namespace));
+    await assert.rejects(broadcastJobs(), (error) => apiStatusOf(error) === 403);
 
     const revoke = await grantClusterRole(cluster.admin, {
-      name: 'test-kruise-clonesets-read',
-      rules: [{ apiGroups: ['apps.kruise.io'], resources: ['clonesets'], verbs: ['list', 'get', 'watch'] }],
+      name: 'test-kruise-broadcastjobs-read',
+      rules: [{ apiGroups: ['apps.kruise.io'], resources: ['broadcastjobs'], verbs: ['list', 'get', 'watch'] }],
     });
     try {
-      assert.deepEqual(((await list()) as { items: unknown[] }).items, []);
+      assert.deepEqual(((await broadcastJobs()) as { items: unknown[] }).items, []);
     } finally {
       await revoke();
     }

@@ -21,21 +21,17 @@ import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { testObservability } from '../support/fakes/observability.ts';
 import { startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
+import { requiredRbac } from '../../shared/workloads/rbac.ts';
+import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 
 const CLUSTER = 'local';
 const VIEW_USER = 'rollouts-api';
 const caller: Caller = { accessKeyId: 'AKIDWORKLOADTEST', secretAccessKey: 'workload-test-secret', userArn: 'arn:aws:iam::123456789012:user/release-bot' };
+const RBAC = requiredRbac(Object.values(WORKLOAD_DRIVERS));
 /** Everything the write role (serverless-rollouts) may do, as [apiGroup, resource, subresource, verb]. */
-const WRITE_ROLE_VERBS: [string, string, string, string][] = [
-  ...['get', 'list', 'watch', 'patch'].map((v): [string, string, string, string] => ['apps', 'deployments', '', v]),
-  ...['get', 'list', 'watch', 'create', 'patch', 'delete'].map((v): [string, string, string, string] => ['apps', 'replicasets', '', v]),
-  ...['statefulsets', 'daemonsets'].flatMap((r) => ['get', 'list', 'watch', 'patch'].map((v): [string, string, string, string] => ['apps', r, '', v])),
-  ...['get', 'list', 'watch'].map((v): [string, string, string, string] => ['apps', 'controllerrevisions', '', v]),
-  ...['get', 'list', 'watch', 'delete'].map((v): [string, string, string, string] => ['', 'pods', '', v]),
-  ['', 'pods', 'exec', 'create'],
-  ['', 'namespaces', '', 'get'],
-];
-const VIEW_RESOURCES = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/controllerrevisions', '/pods']);
+const WRITE_ROLE_VERBS: [string, string, string, string][] = RBAC.reconcile.flatMap((a) => a.verbs.map((v): [string, string, string, string] => [a.apiGroup, a.resource, '', v]));
+/** What the read-only role may do of those. */
+const VIEW_GRANTS = new Set(RBAC.view.flatMap((a) => a.verbs.map((v) => `${v} ${a.apiGroup}/${a.resource}`)));
 
 let aws: AwsEmulator;
 let dynamo: DynaliteHarness;
@@ -162,8 +158,7 @@ describe('the deployed API serves the workload tree with a view-only identity', 
     const decisions = await Promise.all(WRITE_ROLE_VERBS.map(async ([group, resource, sub, verb]) =>
       [`${verb} ${group}/${resource}${sub ? `/${sub}` : ''}`, await viewerMay(group, resource, sub, verb)] as const));
     const allowed = decisions.filter(([, ok]) => ok).map(([what]) => what).sort();
-    const expected = WRITE_ROLE_VERBS.filter(([g, r, s, v]) => s === '' && VIEW_RESOURCES.has(`${g}/${r}`) && (v === 'get' || v === 'list'))
-      .map(([g, r, , v]) => `${v} ${g}/${r}`).sort();
+    const expected = WRITE_ROLE_VERBS.map(([g, r, , v]) => `${v} ${g}/${r}`).filter((what) => VIEW_GRANTS.has(what)).sort();
     assert.deepEqual(allowed, expected);
     assert.ok(!(await viewerMay('', 'secrets', '', 'get')), 'secrets');
   });

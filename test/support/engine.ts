@@ -17,8 +17,12 @@ import { InvariantWatcher, type WatchOptions } from './invariants.ts';
 import type { AuditPolicyRule } from '../../shared/adapters/local/controlPlane.ts';
 import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
 import { TestClock } from './testClock.ts';
+import { WorkloadHandle, type WorkloadOptions, type WorkloadSnapshot } from './workloads.ts';
+import { WORKLOAD_TYPES } from '../../shared/rollout/workloadKinds.ts';
 
 export const CLUSTER = 'test';
+/** The control plane's default number of fake nodes (shared/adapters/local/controlPlane.ts). */
+const DEFAULT_NODES = 3;
 
 export interface RolloutOptions {
   replicas?: number;
@@ -43,7 +47,7 @@ export class Engine {
   readonly client: KubeClusterClient;
   private commandSeq = 0;
 
-  private constructor(readonly cluster: TestCluster, readonly dynamo: Awaited<ReturnType<typeof startDynalite>>) {
+  private constructor(readonly cluster: TestCluster, readonly dynamo: Awaited<ReturnType<typeof startDynalite>>, readonly nodes: number) {
     this.store = new DynamoStateStore({ client: dynamo.client, tableName: dynamo.tableName, meter: this.meter, clock: this.clock });
     this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter });
   }
@@ -53,15 +57,16 @@ export class Engine {
    * `auditRules`: record more (ControlPlaneOptions.auditRules); `nodes`: fake nodes (default 3);
    * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity()).
    */
-  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean } = {}): Promise<Engine> {
+  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean; kruise?: boolean } = {}): Promise<Engine> {
     const cluster = await startTestCluster({
       podReadyDelayMs: opts.podReadyDelayMs ?? 300,
       auditLog: opts.auditLog ?? false,
+      kruise: opts.kruise ?? false,
       ...(opts.auditRules ? { auditRules: opts.auditRules } : {}),
       ...(opts.nodes === undefined ? {} : { nodes: opts.nodes }),
     });
     try {
-      return new Engine(cluster, await startDynalite(opts.captureCapacity ? { captureCapacity: true } : {}));
+      return new Engine(cluster, await startDynalite(opts.captureCapacity ? { captureCapacity: true } : {}), opts.nodes ?? DEFAULT_NODES);
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -122,13 +127,27 @@ export class Engine {
     return s;
   }
 
+  /**
+   * A namespace with a Ready workload `web` of any kind (test/support/workloads.ts) and its Rollout
+   * applied (SPEC stored, not reconciled yet). DaemonSets get one pod per node.
+   */
+  async workloadScenario(prefix: string, kind: WorkloadKind, opts: RolloutOptions & { workload?: WorkloadOptions } = {}): Promise<KindScenario> {
+    const namespace = await this.cluster.createNamespace(prefix);
+    const s = new KindScenario(this, namespace, kind);
+    await s.workload.create(opts.workload ?? {});
+    const perNode = kind === 'DaemonSet' || kind === 'AdvancedDaemonSet';
+    await s.workload.waitForPods(opts.workload?.image ?? 'registry.invalid/web:v1', perNode ? this.nodes : (opts.workload?.replicas ?? 6));
+    await this.applyRollout(s.key, kind, opts);
+    return s;
+  }
+
   private async applyRollout(key: RolloutKey, kind: WorkloadKind, opts: RolloutOptions): Promise<void> {
     const doc = {
       apiVersion: ROLLOUTS_API_VERSION,
       kind: 'Rollout',
       metadata: { name: 'web', namespace: key.namespace },
       spec: {
-        workloadRef: { apiVersion: 'apps/v1', kind, name: 'web' },
+        workloadRef: { apiVersion: WORKLOAD_TYPES[kind].apiVersion, kind: WORKLOAD_TYPES[kind].kind, name: 'web' },
         strategy: { canary: { steps: opts.steps ?? [{ replicas: 1 }, { replicas: '50%' }, { replicas: '100%' }], ...(opts.failureThreshold !== undefined ? { failureThreshold: opts.failureThreshold } : {}) } },
         ...(opts.deploymentStrategy ? { deploymentStrategy: opts.deploymentStrategy } : {}),
         ...opts.spec,
@@ -323,5 +342,45 @@ export class StatefulSetScenario extends Scenario {
   async reconcileUntilSet(done: (s: StatefulSetSnapshot) => boolean, what: string, timeoutMs = 60_000): Promise<StatefulSetSnapshot> {
     return reconcileUntilDone(() => this.reconcile(), () => this.setSnapshot(), done, what, timeoutMs,
       (snap) => ({ phase: snap.state.phase, message: snap.state.message, pods: snap.byName, strategy: snap.statefulSet.spec?.updateStrategy, status: snap.statefulSet.status }));
+  }
+}
+
+/** What a scenario of any kind asserts on: the rollout's state, the workload and its pods. */
+export interface KindSnapshot extends WorkloadSnapshot {
+  state: ReleaseState;
+}
+
+/** A workload `web` of any kind and its rollout, moved only through reconcile. */
+export class KindScenario {
+  readonly key: RolloutKey;
+  readonly workload: WorkloadHandle;
+
+  constructor(readonly engine: Engine, readonly namespace: string, readonly kind: WorkloadKind) {
+    this.key = { cluster: CLUSTER, namespace, name: 'web' };
+    this.workload = new WorkloadHandle(engine.cluster, namespace, kind);
+  }
+
+  reconcile(extra: Partial<ReconcileDeps> = {}): Promise<ReconcileResult> {
+    return reconcile(this.key, 'test', this.engine.deps(extra));
+  }
+
+  async state(): Promise<ReleaseState> {
+    return (await this.engine.store.load(this.key)).state.state;
+  }
+
+  async command(body: CommandBody, id = this.engine.nextCommandId()): Promise<string> {
+    await this.engine.store.recordCommand(this.key, { ...body, id, at: this.engine.clock.now().toISOString(), by: 'test' } as never);
+    return id;
+  }
+
+  async snapshot(): Promise<KindSnapshot> {
+    const [state, w] = await Promise.all([this.state(), this.workload.snapshot()]);
+    return { state, ...w };
+  }
+
+  /** Reconcile (as the queue would, honouring requeueSeconds) until `done` holds or time runs out. */
+  reconcileUntil(done: (s: KindSnapshot) => boolean, what: string, timeoutMs = 90_000): Promise<KindSnapshot> {
+    return reconcileUntilDone(() => this.reconcile(), () => this.snapshot(), done, `${this.kind}: ${what}`, timeoutMs,
+      (snap) => ({ phase: snap.state.phase, message: snap.state.message, release: snap.state.release, pods: snap.pods, strategy: snap.workload.spec?.updateStrategy, status: snap.workload.status }));
   }
 }

@@ -214,7 +214,7 @@ export class InvariantWatcher {
 }
 
 /** GET of a raw API path with the kubeconfig's credentials (wire JSON, no model conversion). */
-async function rawGet(kc: KubeConfig, path: string): Promise<unknown> {
+export async function rawGet(kc: KubeConfig, path: string): Promise<unknown> {
   const url = new URL(`${kc.getCurrentCluster()?.server ?? ''}${path}`);
   const opts: https.RequestOptions = { method: 'GET', hostname: url.hostname, port: url.port, path: url.pathname + url.search, headers: {} };
   await kc.applyToHTTPSOptions(opts);

@@ -38,6 +38,7 @@ export function sampleSpec(key: RolloutKey): RolloutSpec {
       { replicas: '100%', pause: { type: 'none' } },
     ],
     deploymentStrategy: 'MinReadySeconds',
+    onDeletePolicy: null,
     failureThreshold: null,
     progressDeadlineSeconds: 600,
     rollbackOnFailure: true,

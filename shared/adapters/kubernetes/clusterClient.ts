@@ -1,11 +1,12 @@
 // ClusterClient over @kubernetes/client-node's typed APIs. One method call = one HTTP request,
 // counted into the meter; results are the apiserver's JSON as sent (see wire.ts).
-import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { NotFoundError } from '../../errors.ts';
+import { isBuiltInApiVersion } from '../../kube/apiVersions.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { ClusterClient } from '../../reconcile/ports.ts';
-import { kindKey, kindTable, UnsupportedKindError, type KindOps } from './kinds.ts';
+import { customObjectOps, kindKey, kindTable, UnsupportedKindError, type KindOps } from './kinds.ts';
 import { toKubeError } from './kubeErrors.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from './patchBody.ts';
 import { exchange, sharedConnection, type Exchange } from './wire.ts';
@@ -18,13 +19,15 @@ export interface KubeClusterClientOptions {
 export class KubeClusterClient implements ClusterClient {
   private readonly kc: KubeConfig;
   private readonly meter: Meter;
-  private readonly kinds: ReadonlyMap<string, KindOps>;
+  private readonly kinds: Map<string, KindOps>;
+  private readonly custom: CustomObjectsApi;
   private readonly connection = sharedConnection();
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
     this.kc = kc;
     this.meter = opts.meter ?? NO_METER;
-    this.kinds = kindTable(kc.makeApiClient(AppsV1Api), kc.makeApiClient(CoreV1Api));
+    this.kinds = new Map(kindTable(kc.makeApiClient(AppsV1Api), kc.makeApiClient(CoreV1Api)));
+    this.custom = kc.makeApiClient(CustomObjectsApi);
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | null> {
@@ -118,8 +121,13 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   private ops(apiVersion: string, kind: string): KindOps {
-    const ops = this.kinds.get(kindKey(apiVersion, kind));
-    if (!ops) throw new UnsupportedKindError(`unsupported kind ${kindKey(apiVersion, kind)}`);
+    const key = kindKey(apiVersion, kind);
+    let ops = this.kinds.get(key);
+    if (!ops && !isBuiltInApiVersion(apiVersion)) {
+      ops = customObjectOps(this.custom, apiVersion, kind) ?? undefined;
+      if (ops) this.kinds.set(key, ops);
+    }
+    if (!ops) throw new UnsupportedKindError(`unsupported kind ${key}`);
     return ops;
   }
 }

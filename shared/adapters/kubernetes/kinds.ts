@@ -1,11 +1,12 @@
-// The kinds the product touches, each bound to client-node's typed API methods. Typed APIs build
-// the URL locally; KubernetesObjectApi would first GET /apis/<group>/<version> for discovery on
-// every call, doubling the request count we pay for.
-import type { AppsV1Api, ConfigurationOptions, CoreV1Api, V1DeleteOptions } from '@kubernetes/client-node';
+// The kinds the product touches, each bound to client-node's typed API methods, and custom
+// resources (the Kruise workloads) through CustomObjectsApi. Both build the URL locally;
+// KubernetesObjectApi would first GET /apis/<group>/<version> for discovery on every call,
+// doubling the request count we pay for.
+import type { AppsV1Api, ConfigurationOptions, CoreV1Api, CustomObjectsApi, V1DeleteOptions } from '@kubernetes/client-node';
 import { RolloutsError } from '../../errors.ts';
 import type { KubeObject } from '../../kube/types.ts';
 
-/** A kind we have no typed binding for (e.g. a CRD such as Kruise's CloneSet). */
+/** A kind we have no binding for (a built-in kind missing from the table). */
 export class UnsupportedKindError extends RolloutsError {}
 
 type Opts = ConfigurationOptions;
@@ -86,4 +87,30 @@ export function kindTable(apps: AppsV1Api, core: CoreV1Api): ReadonlyMap<string,
     },
   };
   return new Map(Object.entries(table));
+}
+
+/**
+ * The plural resource of a custom kind, as Kubernetes guesses it without discovery
+ * (meta.UnsafeGuessKindToResource): lower case, "s" → "ses", "y" → "ies", else "s". Right for every
+ * kind a driver declares (test/unit/workloads/registry.test.ts checks it against their resources).
+ */
+export function guessResource(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (lower.endsWith('s')) return `${lower}es`;
+  if (lower.endsWith('y')) return `${lower.slice(0, -1)}ies`;
+  return `${lower}s`;
+}
+
+/** Namespaced custom-resource calls for one kind of a CRD group (apiVersion "group/version"). */
+export function customObjectOps(custom: CustomObjectsApi, apiVersion: string, kind: string): KindOps | null {
+  const slash = apiVersion.indexOf('/');
+  if (slash < 0) return null;
+  const where = { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), plural: guessResource(kind) };
+  return {
+    read: (p, o) => custom.getNamespacedCustomObject({ ...where, ...p }, o),
+    list: (p, o) => custom.listNamespacedCustomObject({ ...where, ...p }, o),
+    create: (p, o) => custom.createNamespacedCustomObject({ ...where, namespace: p.namespace, body: p.body }, o),
+    patch: (p, o) => custom.patchNamespacedCustomObject({ ...where, ...p }, o),
+    remove: (p, o) => custom.deleteNamespacedCustomObject({ ...where, name: p.name, namespace: p.namespace, ...(p.body ? { body: p.body } : {}) }, o),
+  };
 }

@@ -3,31 +3,11 @@
 // was compacted away) becomes GoneError, so the caller knows to relist instead of re-watching.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../kube/types.ts';
+import type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../kube/watch.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import { toKubeError } from './kubeErrors.ts';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-
-export interface WatchQuery {
-  /** Start after this version; omit to get synthetic ADDED events for everything that exists. */
-  resourceVersion?: string;
-  allowWatchBookmarks?: boolean;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** Server-side end of the watch; the server then closes it normally (onDone(null)). */
-  timeoutSeconds?: number;
-}
-
-export type WatchEventHandler = (type: WatchEventType, object: KubeObject) => void;
-/**
- * Called exactly once per opened watch (not when watchPath itself rejects). null: the watch ended
- * normally (server close, inactivity, stop()): re-watch from the last resourceVersion seen.
- */
-export type WatchDoneHandler = (err: Error | null) => void;
-
-export interface WatchHandle {
-  stop(): void;
-}
+export type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../kube/watch.ts';
 
 /**
  * Opens one watch on `path` (e.g. "/apis/apps/v1/namespaces/web/deployments").

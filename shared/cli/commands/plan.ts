@@ -6,7 +6,7 @@ import { previewBatches } from '../../rollout/preview.ts';
 import type { ReleasePreview } from '../../rollout/preview.ts';
 import { parseRollout } from '../../rollout/spec.ts';
 import type { Step, WorkloadKind } from '../../rollout/types.ts';
-import { WORKLOAD_KINDS } from '../../rollout/types.ts';
+import { WORKLOAD_KINDS, WORKLOAD_TYPES, describeWorkloadType } from '../../rollout/workloadKinds.ts';
 import { readDocuments } from '../documents.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT } from '../io.ts';
@@ -60,7 +60,7 @@ async function plan(opts: PlanOptions, command: Command, io: CliIO): Promise<voi
       const spec = parseRollout(docs[0]?.value, { cluster: 'local' });
       kind = spec.workloadRef.kind;
       steps = spec.steps;
-      header = `Rollout: ${spec.namespace}/${spec.name}  Workload: ${kind} ${spec.workloadRef.name}  Replicas: ${opts.replicas}`;
+      header = `Rollout: ${spec.namespace}/${spec.name}  Workload: ${kind} ${spec.workloadRef.name}  ${countLabel(kind)}: ${opts.replicas}`;
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       printIssues(io, err.issues, '');
@@ -72,24 +72,34 @@ async function plan(opts: PlanOptions, command: Command, io: CliIO): Promise<voi
     }
     kind = opts.kind;
     steps = opts.steps;
-    header = `Kind: ${kind}  Replicas: ${opts.replicas}`;
+    header = `Kind: ${kind}  ${countLabel(kind)}: ${opts.replicas}`;
   }
   const preview = previewBatches(kind, opts.replicas, steps);
   io.out(opts.json ? `${JSON.stringify(preview)}\n` : formatPlan(header, preview));
 }
 
+/** A DaemonSet's batches count pods on nodes: N is the nodes it schedules. */
+function countLabel(kind: WorkloadKind): string {
+  return WORKLOAD_TYPES[kind].counts === 'nodes' ? 'Nodes' : 'Replicas';
+}
+
+const KINDS_HELP = `Kinds (and the workloadRef each names): ${WORKLOAD_KINDS.map(describeWorkloadType).join(', ')}.
+For DaemonSet and AdvancedDaemonSet, --replicas is the number of nodes the DaemonSet schedules.`;
+
 export function register(program: Command, io: CliIO): void {
   program
     .command('plan')
     .description('preview every batch of a release: pods updated and kept stable at each step')
-    .requiredOption('--replicas <n>', 'replicas of the workload (N)', replicasArg)
+    .requiredOption('--replicas <n>', 'replicas of the workload (N; nodes for a DaemonSet)', replicasArg)
     .addOption(new Option('--kind <kind>', 'workload kind (with --steps)').choices(WORKLOAD_KINDS))
     .option('--steps <list>', 'steps, e.g. 1,50%,100% (see below)', stepsArg)
     .option('-f, --file <rollout.yaml>', 'take kind and steps from a Rollout file instead')
     .option('--json', 'print JSON instead of a table')
-    .addHelpText('after', `\n${STEPS_SYNTAX_HELP}\n${examplesHelp([
+    .addHelpText('after', `\n${STEPS_SYNTAX_HELP}\n${KINDS_HELP}\n${examplesHelp([
       ['rollouts plan --kind Deployment --replicas 10 --steps 1,50%,100%', 'three batches on a 10-replica Deployment'],
       ['rollouts plan --kind StatefulSet --replicas 5 --steps 20%:60s,60%:approval,100% --json', 'timed pause, then approval; JSON output'],
+      ['rollouts plan --kind DaemonSet --replicas 6 --steps 1,50%,100%', 'a DaemonSet on 6 nodes: 1, then 3, then 6 nodes'],
+      ['rollouts plan --kind AdvancedStatefulSet --replicas 4 --steps 1,50%,100%', 'a Kruise Advanced StatefulSet (apps.kruise.io/v1beta1)'],
       ['rollouts plan -f examples/rollout.yaml --replicas 10', 'the steps of a Rollout file'],
     ])}`)
     .action((opts: PlanOptions, command: Command) => plan(opts, command, io));

@@ -40,7 +40,7 @@ export function podStatus(p: WorkloadPod): string {
 export function renderTree(t: TreeInput): string {
   const rows: string[][] = [['NAME', 'KIND', 'STATUS', 'AGE', 'INFO'], [`⟳ ${t.name}`, 'Rollout', t.status, '', '']];
   const age = (s: number): string => formatAge(s + t.elapsedSeconds);
-  const holder = t.workload.kind === 'StatefulSet' ? 'ControllerRevision' : 'ReplicaSet';
+  const holder = t.workload.holderKind;
   t.workload.revisions.forEach((r, i) => {
     const lastRevision = i === t.workload.revisions.length - 1;
     const branch = lastRevision ? '└──' : '├──';

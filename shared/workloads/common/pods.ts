@@ -23,6 +23,7 @@ export function availableFrom(pod: KubeObject, minReadySeconds: number): number 
 }
 
 export function isAvailable(pod: KubeObject, minReadySeconds: number, now: Date): boolean {
+  if (inPlaceUpdating(pod)) return false;
   const from = availableFrom(pod, minReadySeconds);
   return from !== null && (minReadySeconds <= 0 || from <= now.getTime());
 }
@@ -37,3 +38,17 @@ export function nextAvailableAt(pods: KubeObject[], minReadySeconds: number, now
   }
   return Number.isFinite(next) ? new Date(next).toISOString() : null;
 }
+
+/**
+ * OpenKruise's in-place update in progress: the InPlaceUpdateReady readiness gate is not True
+ * (Kruise sets it False before patching the image, and True once the kubelet runs the new one).
+ * Such a pod is not Available, as Kruise's own IsPodUpdateReady says. Native pods have no such condition.
+ */
+export function inPlaceUpdating(pod: KubeObject): boolean {
+  const conditions = status(pod).conditions;
+  if (!Array.isArray(conditions)) return false;
+  const gate = conditions.find((c): c is Record<string, unknown> => isRecord(c) && c.type === IN_PLACE_UPDATE_READY);
+  return gate !== undefined && gate.status !== 'True';
+}
+
+export const IN_PLACE_UPDATE_READY = 'InPlaceUpdateReady';

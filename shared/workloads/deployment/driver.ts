@@ -2,10 +2,11 @@
 // default; the native RollingUpdate controller moves pods, paced by inflated minReadySeconds and a
 // per-batch budget) and Partition (held with spec.paused, pods moved by scaling ReplicaSets). The
 // Deployment's own annotations say which one a release in flight uses.
+import type { FieldIssue } from '../../errors.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import type { ClusterClient } from '../../reconcile/ports.ts';
+import type { ClusterClient } from '../../kube/cluster.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
-import type { Observation, WorkloadDriver } from '../driver.ts';
+import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { inTakeover, userStrategy } from './deploymentObjects.ts';
 import { describeOriginals, readOriginals } from './originals.ts';
@@ -55,9 +56,9 @@ function pendingReplicaSetName(obs: Observation, noMinReadyRelease: boolean): st
  * Both strategies release through RollingUpdate; a Recreate Deployment would replace every pod at
  * once. The user's strategy: a Partition release in flight keeps it in an annotation.
  */
-function applyProblems(d: KubeObject): string[] {
+function applyProblems(d: KubeObject): FieldIssue[] {
   if (userStrategy(d).type !== 'Recreate') return [];
-  return [`Deployment ${d.metadata.namespace ?? ''}/${d.metadata.name} has spec.strategy.type Recreate, which replaces every pod at once; batches need RollingUpdate: change the Deployment's strategy first`];
+  return [{ path: 'spec.workloadRef', reason: `Deployment ${d.metadata.namespace ?? ''}/${d.metadata.name} has spec.strategy.type Recreate, which replaces every pod at once; batches need RollingUpdate: change the Deployment's strategy first` }];
 }
 
 function handBackSummary(d: KubeObject): string[] {
@@ -70,12 +71,51 @@ function handBackSummary(d: KubeObject): string[] {
   return lines;
 }
 
-export const deploymentDriver: WorkloadDriver = {
+/** Each revision's ReplicaSet (the newest, after a hash collision) and the pods it controls. */
+function revisionMembers(obs: Observation): RevisionMembers[] {
+  const replicaSets = ownedReplicaSets(obs);
+  return deploymentView(obs).revisions.map((r) => {
+    const mine = replicaSets.filter((rs) => revisionId(templateOf(rs)) === r.id).sort((a, b) => created(b) - created(a));
+    const uids = new Set(mine.map((rs) => rs.metadata.uid));
+    return { id: r.id, holder: mine[0] ?? null, pods: obs.pods.filter((p) => (p.metadata.ownerReferences ?? []).some((o) => o.controller === true && uids.has(o.uid))) };
+  });
+}
+
+function created(o: KubeObject): number {
+  const t = Date.parse(String(o.metadata.creationTimestamp ?? ''));
+  return Number.isNaN(t) ? 0 : t;
+}
+
+export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   kind: 'Deployment',
+  workload: { apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deployments' },
   watches: deploymentWatches,
+  rbac: {
+    reconcile: [
+      { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
+      // The Partition strategy creates the new revision's ReplicaSet (after reading its name) and scales them.
+      { apiGroup: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+      // Listed while a MinReadySeconds release judges availability pod by pod.
+      { apiGroup: '', resource: 'pods', verbs: ['list'] },
+    ],
+    view: [
+      { apiGroup: 'apps', resource: 'deployments', verbs: ['get'] },
+      { apiGroup: 'apps', resource: 'replicasets', verbs: ['get', 'list'] },
+      { apiGroup: '', resource: 'pods', verbs: ['list'] },
+    ],
+  },
+  summary: {
+    counts: 'spec.replicas',
+    readiness: 'new pods Available: Ready for the user\'s own minReadySeconds',
+    hold: 'spec.paused: true at rest',
+    batch: 'MinReadySeconds (default): the native RollingUpdate controller, paced by an inflated minReadySeconds and a per-pass maxSurge/maxUnavailable; Partition: we scale the ReplicaSets, Recreate while two revisions run',
+    restore: 'one patch: the user\'s minReadySeconds, progressDeadlineSeconds, maxSurge and maxUnavailable (MinReadySeconds) or strategy (Partition), unpaused',
+  },
+  revisionHolder: 'ReplicaSet',
+  revisionMembers,
   observe,
   view: deploymentView,
   writes: deploymentWrites,
-  applyProblems,
+  applyCheck: () => applyProblems,
   handBackSummary,
 };

@@ -56,7 +56,7 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
         handBack = true;
         break;
       case 'set-template':
-        templateWrites.push(templateChangeWrite(objectRef(d), action.change));
+        templateWrites.push(templateChangeWrite(d, action.change));
         break;
       case 'restore-template': {
         // Abort, rollback, undo: the template goes back and the native controller rolls it with the

@@ -43,7 +43,7 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         handingBack = true;
         break;
       case 'set-template':
-        templateWrites.push(templateChangeWrite(objectRef(d), action.change));
+        templateWrites.push(templateChangeWrite(d, action.change));
         break;
       case 'restore-template': {
         const rs = rsById.get(action.revision);

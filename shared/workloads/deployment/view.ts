@@ -14,11 +14,13 @@ import { condition, images, isControlledBy, num, replicasOf, selectorString, spe
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
 import { readOriginals, type OriginalsRead } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
+import { activePodsOrder } from '../common/podOrder.ts';
 import { revisionId } from './revision.ts';
 
 const MISSING: WorkloadView = {
   kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
   observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
+  toReplace: [], blocked: null,
 };
 
 export function deploymentView(obs: Observation): WorkloadView {
@@ -48,7 +50,20 @@ export function deploymentView(obs: Observation): WorkloadView {
     problems: problems(obs, strategy.type, originals, owned, templateRevision),
     strategy: strategyInFlight(d, originals),
     nextAvailableAt: counting.pods ? nextAvailableAt(counting.pods, counting.minReadySeconds, counting.now) : null,
+    toReplace: oldPods(obs, owned, templateRevision),
+    blocked: null,
   };
+}
+
+/**
+ * Live pods of the ReplicaSets of other revisions than the template's, in the order the ReplicaSet
+ * controller deletes them when an old ReplicaSet is scaled down (../common/podOrder.ts, with
+ * pod-deletion-cost). Only the pods the observation lists: mostly none for a Deployment.
+ */
+function oldPods(obs: Observation, owned: KubeObject[], templateRevision: string): string[] {
+  const old = new Set(owned.filter((rs) => revisionId(templateOf(rs)) !== templateRevision).map((rs) => rs.metadata.uid));
+  const pods = obs.pods.filter((p) => !p.metadata.deletionTimestamp && (p.metadata.ownerReferences ?? []).some((o) => o.controller === true && old.has(o.uid)));
+  return activePodsOrder(pods, { deletionCost: true }).map((p) => p.metadata.name);
 }
 
 /** ReplicaSets the Deployment controls, plus orphans its selector matches (it would adopt them). */

@@ -1,9 +1,13 @@
-// Typed reads of the StatefulSet, ControllerRevision and Pod fields the StatefulSet driver uses,
-// from wire-format JSON. The generic reads (spec, status, num, images, selector) are the
-// Deployment driver's; only what is particular to StatefulSets lives here.
+// Typed reads of the StatefulSet fields the StatefulSet drivers (native apps/v1 and Kruise's
+// Advanced StatefulSet, apps.kruise.io/v1beta1) use, from wire-format JSON. What every revisioned
+// kind shares (ControllerRevisions, pod revisions, the partition records) is in ../common/.
 import type { KubeObject } from '../../kube/types.ts';
-import { isControlledBy, num, spec, status } from '../common/objects.ts';
-import { isRecord } from '../../json.ts';
+import { isControlledBy, num, status } from '../common/objects.ts';
+import { rollingUpdateOf, rollingUpdatePartition } from '../common/partition.ts';
+import { podRevisionLabel } from '../common/revisions.ts';
+
+export { BATCH_PARTITION, ORIGINAL_PARTITION } from '../common/partition.ts';
+export { isObserved, isPodReady, isTerminating, ownedRevisions, REVISION_LABEL, revisionNumberOf, storedTemplate } from '../common/revisions.ts';
 
 /**
  * The hold: Kruise's MaxInt16 rather than spec.replicas, so pods a scale-up adds while held are
@@ -11,43 +15,25 @@ import { isRecord } from '../../json.ts';
  * from currentRevision).
  */
 export const HELD_PARTITION = 32767;
-/**
- * The partition the current batch asked for, while a release moves pods. A partition can be 0 for
- * a batch of 100% and still be ours; without this record a StatefulSet is held only at
- * HELD_PARTITION. A live partition below the record means someone else lowered it.
- */
-export const BATCH_PARTITION = 'rollouts.serverless-rollouts.io/partition';
-/** Pod label the StatefulSet controller sets to the name of the pod's ControllerRevision. */
-export const REVISION_LABEL = 'controller-revision-hash';
+
+/** spec.updateStrategy.rollingUpdate.partition (ordinals at or above it run the update revision). */
+export const STATEFULSET_PARTITION = rollingUpdatePartition(HELD_PARTITION);
 
 export type UpdateStrategyType = 'RollingUpdate' | 'OnDelete' | string;
 
 export function updateStrategyType(set: KubeObject): UpdateStrategyType {
-  const s = spec(set).updateStrategy;
-  const type = isRecord(s) ? s.type : undefined;
+  const s = set.spec?.updateStrategy;
+  const type = typeof s === 'object' && s !== null ? (s as { type?: unknown }).type : undefined;
   return typeof type === 'string' ? type : 'RollingUpdate'; // the apiserver's default
-}
-
-function rollingUpdate(set: KubeObject): Record<string, unknown> {
-  const s = spec(set).updateStrategy;
-  const r = isRecord(s) ? s.rollingUpdate : undefined;
-  return isRecord(r) ? r : {};
 }
 
 /** spec.updateStrategy.rollingUpdate.partition; 0 when unset (the apiserver's default). */
 export function partitionOf(set: KubeObject): number {
-  return num(rollingUpdate(set).partition, 0);
+  return num(rollingUpdateOf(set).partition, 0);
 }
 
 export function maxUnavailableOf(set: KubeObject): unknown {
-  return rollingUpdate(set).maxUnavailable;
-}
-
-/** The batch partition we recorded, or undefined when there is none (or it is not a number we wrote). */
-export function recordedPartition(set: KubeObject): number | undefined {
-  const raw = set.metadata.annotations?.[BATCH_PARTITION];
-  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
-  return Number(raw);
+  return rollingUpdateOf(set).maxUnavailable;
 }
 
 export function updateRevisionOf(set: KubeObject): string {
@@ -58,37 +44,6 @@ export function updateRevisionOf(set: KubeObject): string {
 export function currentRevisionOf(set: KubeObject): string {
   const v = status(set).currentRevision;
   return typeof v === 'string' ? v : '';
-}
-
-/** The controller has observed the latest spec: its status (updateRevision included) describes it. */
-export function isObserved(set: KubeObject): boolean {
-  return num(status(set).observedGeneration, -1) >= num(set.metadata.generation);
-}
-
-/**
- * The pod template a ControllerRevision stores. The controller saves it as a strategic merge patch
- * `{spec: {template: {..., $patch: replace}}}`; nulls (creationTimestamp) are dropped so a merge
- * diff against the live template does not carry them.
- */
-export function storedTemplate(cr: KubeObject): Record<string, unknown> | null {
-  const data = (cr as KubeObject & { data?: unknown }).data;
-  const specPart = isRecord(data) ? data.spec : undefined;
-  const template = isRecord(specPart) ? specPart.template : undefined;
-  if (!isRecord(template)) return null;
-  const { $patch: _replace, ...rest } = template;
-  return withoutNulls(rest) as Record<string, unknown>;
-}
-
-export function revisionNumberOf(cr: KubeObject): number {
-  return num((cr as KubeObject & { revision?: unknown }).revision, 0);
-}
-
-/** ControllerRevisions of this StatefulSet (the controller adopts matching orphans, so they count too). */
-export function ownedRevisions(set: KubeObject, children: KubeObject[]): KubeObject[] {
-  return children.filter(
-    (cr) => cr.kind === 'ControllerRevision' && !cr.metadata.deletionTimestamp &&
-      (isControlledBy(cr, set) || !(cr.metadata.ownerReferences ?? []).some((r) => r.controller)),
-  );
 }
 
 /** Pods of this StatefulSet: controlled by it, or orphans named like its pods (it would adopt them). */
@@ -107,24 +62,12 @@ export function ordinalOf(pod: KubeObject, setName: string): number | null {
   return /^\d+$/.test(rest) ? Number(rest) : null;
 }
 
+/** A StatefulSet pod's revision: its controller-revision-hash label, the name of its ControllerRevision. */
 export function podRevision(pod: KubeObject): string {
-  return pod.metadata.labels?.[REVISION_LABEL] ?? '';
+  return podRevisionLabel(pod);
 }
 
-export function isTerminating(pod: KubeObject): boolean {
-  return pod.metadata.deletionTimestamp !== undefined;
-}
-
-/** PodReady is True. Kruise counts StatefulSet batches this way: no minReadySeconds. */
-export function isPodReady(pod: KubeObject): boolean {
-  const conditions = status(pod).conditions;
-  return Array.isArray(conditions) && conditions.some((c) => isRecord(c) && c.type === 'Ready' && c.status === 'True');
-}
-
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = withoutNulls(v);
-  return out;
+/** Highest ordinal first: the order the controller updates a partitioned set, and the order OnDelete batches delete. */
+export function byOrdinalDescending(setName: string): (a: KubeObject, b: KubeObject) => number {
+  return (a, b) => (ordinalOf(b, setName) ?? -1) - (ordinalOf(a, setName) ?? -1);
 }

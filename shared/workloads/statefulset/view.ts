@@ -1,53 +1,65 @@
-// Observation → WorkloadView for a StatefulSet held by its partition. Revisions are the
-// controller's own ControllerRevisions (id = their name, which is also the pods'
+// Observation → WorkloadView for a StatefulSet (native or Advanced, ./flavor.ts). Revisions are
+// the controller's own ControllerRevisions (id = their name, which is also the pods'
 // controller-revision-hash label); per-revision counts come from the pods themselves, as Kruise
 // counts them, with Available honouring the set's minReadySeconds (as the controller's own
-// availableReplicas does).
+// availableReplicas does) and, for Kruise's in-place updates, the InPlaceUpdateReady gate.
+//  - RollingUpdate: held by the partition (32767 at rest); a batch lowers it.
+//  - OnDelete (the user's choice): nothing rolls by itself, so it is always held; the batch deletes
+//    pods highest ordinal first (spec.onDeletePolicy Automatic) or waits for the user to (Manual).
 import { scaledValue } from '../../rollout/arithmetic.ts';
-import { percentValue } from '../../rollout/intOrPercent.ts';
-import type { IntOrPercent, RevisionView, WorkloadView } from '../../rollout/types.ts';
+import { asIntOrPercent } from '../../rollout/intOrPercent.ts';
+import type { WorkloadView } from '../../rollout/types.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { Observation } from '../driver.ts';
+import { missingView } from '../common/missingView.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
-import { images, num, replicasOf, selectorString, spec, status, templateOf, canonicalJson } from '../common/objects.ts';
-import { HELD_PARTITION, currentRevisionOf, isObserved, isPodReady, isTerminating, maxUnavailableOf, ownedPods, ownedRevisions, partitionOf, podRevision, recordedPartition, revisionNumberOf, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
+import { isPartitionHeld } from '../common/partition.ts';
+import { unavailableFirst } from '../common/deletions.ts';
+import { canonicalJson, images, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
+import { revisionStoring, revisionViews } from '../common/revisions.ts';
+import { NATIVE_STATEFULSET, type StatefulSetFlavor } from './flavor.ts';
+import {
+  STATEFULSET_PARTITION, byOrdinalDescending, currentRevisionOf, isObserved, isTerminating, maxUnavailableOf, ownedPods, ownedRevisions,
+  partitionOf, podRevision, revisionNumberOf, storedTemplate, updateRevisionOf, updateStrategyType,
+} from './statefulSetObjects.ts';
 
-/** The only StatefulSet API the typed client binds; Kruise's Advanced StatefulSet needs its CRD. */
-export const NATIVE_API_VERSION = 'apps/v1';
-
-const MISSING: WorkloadView = {
-  kind: 'StatefulSet', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
-  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
-};
-
-export function statefulSetView(obs: Observation): WorkloadView {
-  if (obs.ref.apiVersion !== NATIVE_API_VERSION) {
-    // observe() read nothing: say why instead of reporting the workload missing.
-    return { ...MISSING, exists: true, problems: [`${obs.ref.apiVersion} StatefulSet (Kruise Advanced StatefulSet) is not supported yet; only apps/v1 StatefulSets are`] };
+export function statefulSetView(obs: Observation, flavor: StatefulSetFlavor = NATIVE_STATEFULSET): WorkloadView {
+  if (obs.ref.apiVersion !== flavor.apiVersion) {
+    // observe() read nothing: a Rollout stored before Advanced StatefulSets had their own kind.
+    return { ...missingView(flavor.kind), exists: true, problems: [`${obs.ref.apiVersion} StatefulSet is an AdvancedStatefulSet now: apply the Rollout again`] };
   }
   const set = obs.workload;
-  if (!set) return MISSING;
+  if (!set) return missingView(flavor.kind);
   const total = replicasOf(set);
   const revisions = ownedRevisions(set, obs.children);
   const observed = isObserved(set);
   const template = templateRevision(set, revisions, observed);
   const now = obs.now ?? new Date();
-  const minReady = num(spec(set).minReadySeconds);
+  const minReady = flavor.minReadySeconds(set);
   const pods = ownedPods(set, obs.pods).filter((p) => !isTerminating(p));
+  const onDelete = updateStrategyType(set) === 'OnDelete';
+  const meant = onDelete ? null : asked(set, total);
+  const available = (p: KubeObject) => isAvailable(p, minReady, now);
   return {
-    kind: 'StatefulSet',
+    kind: flavor.kind,
     exists: true,
     replicas: total,
     templateRevision: template ?? '',
-    revisions: revisionViews(revisions, pods, minReady, now, asked(set, total)),
+    revisions: revisionViews(
+      revisions.map((cr) => ({ id: cr.metadata.name, number: revisionNumberOf(cr), images: images(storedTemplate(cr) ?? {}) })),
+      // OnDelete: the controller keeps the pods each revision has (a deleted one comes back on the update revision).
+      { pods, revisionOf: podRevision, minReadySeconds: minReady, now, desired: (id, current) => (meant ? (meant.get(id) ?? 0) : current) },
+    ),
     held: isHeld(set),
     observed,
-    nativeComplete: nativeComplete(set, total, observed),
+    nativeComplete: nativeComplete(set, total, observed, onDelete),
     maxSurge: 0, // a StatefulSet replaces pods in place: never more than spec.replicas
     maxUnavailable: maxUnavailable(set, total),
-    problems: problems(set, template),
+    problems: problems(set, template, flavor),
     strategy: null,
     nextAvailableAt: nextAvailableAt(pods, minReady, now),
+    toReplace: unavailableFirst(pods.filter((p) => podRevision(p) !== template).sort(byOrdinalDescending(set.metadata.name)), available).map((p) => p.metadata.name),
+    blocked: flavor.blocked(set),
   };
 }
 
@@ -62,31 +74,28 @@ export function statefulSetView(obs: Observation): WorkloadView {
 export function templateRevision(set: KubeObject, revisions: KubeObject[], observed: boolean): string | null {
   const reported = updateRevisionOf(set);
   if (observed && reported !== '') return reported;
-  const live = canonicalJson(templateOf(set));
-  const equal = revisions
-    .filter((cr) => canonicalJson(storedTemplate(cr)) === live)
-    .sort((a, b) => revisionNumberOf(b) - revisionNumberOf(a))[0];
-  return equal?.metadata.name ?? (reported === '' ? null : reported);
+  return revisionStoring(templateOf(set), revisions, canonicalJson)?.metadata.name ?? (reported === '' ? null : reported);
 }
 
 /**
- * The native controller cannot update more pods than we asked: the partition is at least the one
- * our batch recorded, or the hold itself. Not on OnDelete: there is no partition of ours to hand
- * back (the rollout is Degraded there, and a deleted rollout must be able to let go).
+ * The native controller cannot update more pods than we asked: the partition keeps at least the
+ * pods our batch recorded, or the hold itself. OnDelete: nothing is updated until deleted, held by nature.
  */
 export function isHeld(set: KubeObject): boolean {
-  if (updateStrategyType(set) !== 'RollingUpdate') return false;
-  return partitionOf(set) >= (recordedPartition(set) ?? HELD_PARTITION);
+  const type = updateStrategyType(set);
+  if (type === 'OnDelete') return true;
+  return type === 'RollingUpdate' && isPartitionHeld(set, STATEFULSET_PARTITION, replicasOf(set));
 }
 
 /**
  * The controller's own completion: it moves currentRevision to updateRevision once every replica
  * is updated and ready (completeRollingUpdate). That stays true after the hold returns to 32767.
+ * OnDelete sets never move currentRevision: every replica updated and ready is completion there.
  */
-function nativeComplete(set: KubeObject, total: number, observed: boolean): boolean {
+function nativeComplete(set: KubeObject, total: number, observed: boolean, onDelete: boolean): boolean {
   const st = status(set);
-  return observed && updateRevisionOf(set) !== '' && currentRevisionOf(set) === updateRevisionOf(set) &&
-    num(st.replicas) === total && num(st.updatedReplicas) === total && num(st.readyReplicas) === total;
+  const allUpdated = num(st.replicas) === total && num(st.updatedReplicas) === total && num(st.readyReplicas) === total;
+  return observed && updateRevisionOf(set) !== '' && allUpdated && (onDelete || currentRevisionOf(set) === updateRevisionOf(set));
 }
 
 /**
@@ -104,46 +113,17 @@ function asked(set: KubeObject, total: number): Map<string, number> {
   return out;
 }
 
-function revisionViews(revisions: KubeObject[], pods: KubeObject[], minReadySeconds: number, now: Date, meant: Map<string, number>): RevisionView[] {
-  const byId = new Map<string, RevisionView>();
-  for (const cr of revisions) {
-    byId.set(cr.metadata.name, {
-      id: cr.metadata.name, number: revisionNumberOf(cr), images: images(storedTemplate(cr) ?? {}),
-      desired: 0, current: 0, ready: 0, available: 0,
-    });
-  }
-  // A terminating pod is on its way out (the caller left it out): the controller will recreate it at its target revision.
-  for (const pod of pods) {
-    const id = podRevision(pod);
-    const view = byId.get(id) ?? { id, number: 0, images: images({ spec: spec(pod) }), desired: 0, current: 0, ready: 0, available: 0 };
-    view.current += 1;
-    if (isPodReady(pod)) view.ready += 1;
-    if (isAvailable(pod, minReadySeconds, now)) view.available += 1;
-    byId.set(id, view);
-  }
-  for (const [id, n] of meant) {
-    const view = byId.get(id);
-    if (view) view.desired = n;
-  }
-  return [...byId.values()].sort((a, b) => b.number - a.number || a.id.localeCompare(b.id));
-}
-
-/** k8s getStatefulSetMaxUnavailable: default 1, a percent rounds down, never below 1. */
+/** k8s getStatefulSetMaxUnavailable (Kruise's the same): default 1, a percent rounds down, never below 1. */
 function maxUnavailable(set: KubeObject, total: number): number {
-  const raw = maxUnavailableOf(set);
-  let value: IntOrPercent = 1;
-  if (typeof raw === 'number' && Number.isSafeInteger(raw)) value = raw;
-  else if (typeof raw === 'string' && percentValue(raw) !== null) value = raw as IntOrPercent;
-  return Math.max(1, scaledValue(value, total, false));
+  return Math.max(1, scaledValue(asIntOrPercent(maxUnavailableOf(set), 1), total, false));
 }
 
-function problems(set: KubeObject, template: string | null): string[] {
+function problems(set: KubeObject, template: string | null, flavor: StatefulSetFlavor): string[] {
   const out: string[] = [];
   if (selectorString(spec(set).selector) === '') out.push('spec.selector selects every pod in the namespace; a non-empty selector is required');
-  if (set.metadata.deletionTimestamp) out.push('the StatefulSet is being deleted');
+  if (set.metadata.deletionTimestamp) out.push(`the ${flavor.title} is being deleted`);
   const type = updateStrategyType(set);
-  if (type === 'OnDelete') out.push('spec.updateStrategy.type OnDelete is not supported yet; use RollingUpdate (batches move the partition)');
-  else if (type !== 'RollingUpdate') out.push(`spec.updateStrategy.type ${type} is unknown; use RollingUpdate`);
-  if (template === null) out.push('the StatefulSet controller has not recorded a revision of the pod template yet');
+  if (type !== 'RollingUpdate' && type !== 'OnDelete') out.push(`spec.updateStrategy.type ${type} is unknown; use RollingUpdate or OnDelete`);
+  if (template === null) out.push(`the ${flavor.title} controller has not recorded a revision of the pod template yet`);
   return out;
 }

@@ -1,106 +1,84 @@
-// Planned actions → the desired-state writes for a StatefulSet held by its partition. The partition
-// says how many pods keep the old revision (Kruise: partition = N − batch) and the native
-// controller updates the rest, highest ordinal first, within its own maxUnavailable; pods are
-// deleted only when an interrupted release left strays below the partition (strays.ts). Everything
-// for the set goes into one merge patch guarded by the observed resourceVersion, then pod deletes,
-// then a pod-template change requested by a command. Converged → [].
-import { objectRef, templateOf } from '../common/objects.ts';
-import { templateChangeWrite } from '../common/templateChange.ts';
+// Planned actions → the desired-state writes for a StatefulSet (native or Advanced).
+//  - RollingUpdate: the partition says how many pods keep the old revision (Kruise: partition =
+//    N − batch) and the controller updates the rest, highest ordinal first, within its own
+//    maxUnavailable (../common/partition.ts). Pods are deleted only when an interrupted release
+//    left strays below the partition (strays.ts).
+//  - OnDelete (the user's strategy): a batch deletes old pods highest ordinal first, never leaving
+//    more pods unavailable than maxUnavailable (1, the default an OnDelete set cannot change);
+//    the controller recreates each on the update revision. With spec.onDeletePolicy Manual it
+//    deletes nothing: the user does, and the batch waits for them.
+// Everything for the set goes into one merge patch guarded by the observed resourceVersion, then
+// pod deletes, then a pod-template change requested by a command. Converged → [].
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Action, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
+import { batchDeletions } from '../common/deletions.ts';
 import { mergePatchDiff } from '../common/mergePatch.ts';
-import { BATCH_PARTITION, HELD_PARTITION, ownedRevisions, partitionOf, recordedPartition, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
+import { objectRef, replicasOf, templateOf } from '../common/objects.ts';
+import { describePartition, partitionPatch, planPartition } from '../common/partition.ts';
+import { templateChangeWrite } from '../common/templateChange.ts';
+import { NATIVE_STATEFULSET, type StatefulSetFlavor } from './flavor.ts';
+import { STATEFULSET_PARTITION, isObserved, ownedPods, ownedRevisions, podRevision, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
 import { strayDeletions } from './strays.ts';
 import { statefulSetView } from './view.ts';
 
-/** What one pass wants the partition (and its record) to be; undefined record = no annotation. */
-interface PartitionIntent {
-  partition: number;
-  record: number | undefined;
-}
-
-export function statefulSetWrites(obs: Observation, actions: Action[], view: WorkloadView = statefulSetView(obs)): KubeWrite[] {
+export function statefulSetWrites(obs: Observation, actions: Action[], view?: WorkloadView, flavor: StatefulSetFlavor = NATIVE_STATEFULSET): KubeWrite[] {
   const set = obs.workload;
+  const v = view ?? statefulSetView(obs, flavor);
   // No problem check: a Degraded rollout plans no actions, except the hand-back of a deleted rollout,
   // which must go through whatever is wrong with the workload.
-  if (!set || !view.exists) return [];
-  // On OnDelete the native controller never updates a pod by itself: there is no partition to move.
-  const partitioned = updateStrategyType(set) === 'RollingUpdate';
-  const live: PartitionIntent = { partition: partitionOf(set), record: recordedPartition(set) };
-  let want: PartitionIntent = live;
-  let template: unknown;
-  const templateWrites: KubeWrite[] = [];
-  let deletions: KubeWrite[] = [];
-
-  for (const action of actions) {
-    switch (action.type) {
-      case 'hold':
-        if (partitioned) want = { partition: HELD_PARTITION, record: undefined };
-        break;
-      case 'release-hold':
-        // Hand back: the native controller owns the partition again (Kruise finalize: partition null).
-        if (partitioned) want = { partition: 0, record: undefined };
-        break;
-      case 'set-template':
-        // A new template must never land on a lowered partition (the controller would roll it to
-        // every pod above the partition at once): raise it first, in the patch sent before the template.
-        if (partitioned) want = { partition: HELD_PARTITION, record: undefined };
-        templateWrites.push(templateChangeWrite(objectRef(set), action.change));
-        deletions = [];
-        break;
-      case 'restore-template': {
-        const cr = ownedRevisions(set, obs.children).find((r) => r.metadata.name === action.revision);
-        const stored = cr ? storedTemplate(cr) : null;
-        if (stored) template = mergePatchDiff(templateOf(set), stored);
-        break;
-      }
-      case 'distribute': {
-        // Only for the revision the controller rolls to, and only once it has observed the latest
-        // spec: lowering the partition under a template it has not seen yet would roll that one.
-        // Nor in the pass that changes the template: its raised partition must stay until observed.
-        if (!partitioned || !view.observed || action.target !== updateRevisionOf(set) || templateWrites.length > 0) break;
-        // Never moves backwards within a release (Kruise: a partition only goes down): pods already
-        // updated stay updated, e.g. the new ordinals a scale-up created above the partition. From
-        // our own last batch (its record): a partition someone else lowered is no floor.
-        const floor = recordedPartition(set) ?? partitionOf(set);
-        const partition = Math.max(0, Math.min(floor, view.replicas - (action.distribution[action.target] ?? 0)));
-        want = { partition, record: partition };
-        deletions = strayDeletions({
-          set, pods: obs.pods, partition, target: action.target, distribution: action.distribution, maxUnavailable: view.maxUnavailable,
-        });
-        break;
-      }
-    }
-  }
-
-  const specPatch: Record<string, unknown> = {};
-  if (want.partition !== live.partition) specPatch.updateStrategy = { rollingUpdate: { partition: want.partition } };
-  if (template !== undefined) specPatch.template = template;
-  const recordChanged = want.record !== live.record || (want.record === undefined && set.metadata.annotations?.[BATCH_PARTITION] !== undefined);
-  const writes: KubeWrite[] = [];
-  if (Object.keys(specPatch).length > 0 || recordChanged) {
-    writes.push({
-      verb: 'patch', ref: objectRef(set), patchType: 'merge', resourceVersion: set.metadata.resourceVersion,
-      patch: {
-        ...(recordChanged ? { metadata: { annotations: { [BATCH_PARTITION]: want.record === undefined ? null : String(want.record) } } } : {}),
-        ...(Object.keys(specPatch).length > 0 ? { spec: specPatch } : {}),
-      },
-      reason: describe(want, live, template !== undefined, set),
-    });
-  }
-  return [...writes, ...deletions, ...templateWrites];
+  if (!set || !v.exists) return [];
+  const stored = (revision: string) => {
+    const cr = ownedRevisions(set, obs.children).find((r) => r.metadata.name === revision);
+    return cr ? storedTemplate(cr) : null;
+  };
+  const type = updateStrategyType(set);
+  if (type === 'OnDelete') return onDeleteWrites(obs, set, actions, v, flavor, stored);
+  if (type !== 'RollingUpdate') return [];
+  const plan = planPartition(set, actions, {
+    field: STATEFULSET_PARTITION, total: replicasOf(set), observed: v.observed, updateRevision: updateRevisionOf(set), storedTemplate: stored,
+  });
+  const patch = partitionPatch(set, STATEFULSET_PARTITION, plan,
+    describePartition(set, STATEFULSET_PARTITION, plan, `pods from ordinal ${String(plan.want.partition)} up move to ${updateRevisionOf(set)}`));
+  const deletions = plan.batch === null ? [] : strayDeletions({
+    set, pods: obs.pods, partition: Number(plan.want.partition), target: plan.batch.target, distribution: plan.batch.action.distribution, maxUnavailable: v.maxUnavailable,
+  });
+  return [...(patch ? [patch] : []), ...deletions, ...plan.templateWrites];
 }
 
-
-
-function describe(want: PartitionIntent, live: PartitionIntent, restoresTemplate: boolean, set: KubeObject): string {
-  const parts: string[] = [];
-  if (want.partition !== live.partition) {
-    if (want.partition === HELD_PARTITION && want.record === undefined) parts.push(`hold (partition ${HELD_PARTITION})`);
-    else if (want.partition === 0 && want.record === undefined) parts.push('hand back to the StatefulSet controller (partition 0)');
-    else parts.push(`partition ${want.partition}: pods from ordinal ${want.partition} up move to ${updateRevisionOf(set)}`);
+/**
+ * OnDelete: no partition to move and nothing to hold or hand back. A batch deletes only once the
+ * controller has observed the template and rolls to the target (a pod deleted earlier would come
+ * back on the previous update revision).
+ */
+function onDeleteWrites(
+  obs: Observation, set: KubeObject, actions: Action[], view: WorkloadView, flavor: StatefulSetFlavor, stored: (revision: string) => Record<string, unknown> | null,
+): KubeWrite[] {
+  let template: unknown;
+  let templateWrites: KubeWrite[] = [];
+  let deletions: KubeWrite[] = [];
+  for (const action of actions) {
+    if (action.type === 'set-template') {
+      templateWrites = [templateChangeWrite(set, action.change)];
+      deletions = [];
+    } else if (action.type === 'restore-template') {
+      const t = stored(action.revision);
+      if (t) template = mergePatchDiff(templateOf(set), t);
+    } else if (action.type === 'distribute') {
+      if (action.onDeletePolicy === 'Manual' || !isObserved(set) || action.target !== updateRevisionOf(set) || templateWrites.length > 0) continue;
+      deletions = deleteOldPods(obs, set, view, flavor, action.target, action.distribution[action.target] ?? 0);
+    }
   }
-  if (restoresTemplate) parts.push('restore pod template');
-  return parts.join(', ') || (want.record === undefined ? `drop ${BATCH_PARTITION}` : `record batch partition ${want.record}`);
+  const patch: KubeWrite[] = template === undefined ? [] : [{
+    verb: 'patch', ref: objectRef(set), patchType: 'merge', resourceVersion: set.metadata.resourceVersion, patch: { spec: { template } }, reason: 'restore pod template',
+  }];
+  return [...patch, ...deletions, ...templateWrites];
+}
+
+function deleteOldPods(obs: Observation, set: KubeObject, view: WorkloadView, flavor: StatefulSetFlavor, target: string, desired: number): KubeWrite[] {
+  return batchDeletions({
+    pods: ownedPods(set, obs.pods), order: view.toReplace, revisionOf: podRevision, target, desired,
+    total: replicasOf(set), minReadySeconds: flavor.minReadySeconds(set), now: obs.now ?? new Date(), maxUnavailable: view.maxUnavailable,
+    reason: (p) => `delete ${p.metadata.name} (revision ${podRevision(p) || 'unknown'}; OnDelete) so the ${flavor.title} recreates it at ${target}`,
+  });
 }

@@ -13,6 +13,7 @@ export function rolloutSpec(overrides: Partial<RolloutSpec> = {}): RolloutSpec {
     failureThreshold: null, progressDeadlineSeconds: null, rollbackOnFailure: false, windows: [], startAt: null,
     // The simulator moves pods like the Partition driver (nextMoves).
     deploymentStrategy: 'Partition',
+    onDeletePolicy: null,
     ...overrides,
   };
 }

@@ -39,7 +39,7 @@ export class WorkloadSim {
     return {
       kind: 'Deployment', exists: true, replicas: this.replicas, templateRevision: this.template, revisions,
       held: this.held, observed: true, nativeComplete: !this.held && this.nativeDone,
-      maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable, problems: [], strategy: null, nextAvailableAt: null,
+      maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable, problems: [], strategy: null, nextAvailableAt: null, toReplace: [], blocked: null,
     };
   }
 

@@ -87,6 +87,7 @@ describe('GET .../workload (the live workload behind a rollout)', () => {
       kind: 'Deployment',
       name: 'web',
       replicas: 3,
+      holderKind: 'ReplicaSet',
       revisions: [
         {
           number: 2, id: revisionId(template('web:v2')), images: { app: 'web:v2' }, replicaSet: 'web-new',

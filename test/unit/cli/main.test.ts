@@ -91,7 +91,7 @@ describe('rollouts validate', () => {
     assert.equal(r.code, 1);
     assert.deepEqual(r.out.trimEnd().split('\n'), [
       'spec.strategy.canary.steps[0].replicas: must be > 0%',
-      'spec.workloadRef.kind: unsupported workloadRef apps/v1 Job; supported: apps/v1 Deployment, apps/v1 StatefulSet, apps/v1 DaemonSet, apps.kruise.io/v1alpha1 CloneSet, apps.kruise.io/v1beta1 StatefulSet',
+      'spec.workloadRef.kind: unsupported workloadRef apps/v1 Job; supported: apps/v1 Deployment, apps/v1 StatefulSet, apps/v1 DaemonSet, apps.kruise.io/v1alpha1 CloneSet, apps.kruise.io/v1beta1 StatefulSet, apps.kruise.io/v1alpha1 DaemonSet',
     ]);
   });
 

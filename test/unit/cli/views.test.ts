@@ -30,7 +30,7 @@ function pod(name: string, over: Partial<WorkloadPod> = {}): WorkloadPod {
 }
 
 const WORKLOAD: WorkloadResponse = {
-  rollout: { cluster: 'local', namespace: 'default', name: 'web' }, kind: 'Deployment', name: 'web', replicas: 4,
+  rollout: { cluster: 'local', namespace: 'default', name: 'web' }, kind: 'Deployment', name: 'web', replicas: 4, holderKind: 'ReplicaSet',
   revisions: [
     { number: 2, id: 'rev-b', images: { app: 'nginx:1.28' }, replicaSet: 'web-rev-b', desired: 1, current: 1, ready: 1, available: 1, ageSeconds: 20, pods: [pod('web-rev-b-aaaaa', { ageSeconds: 19 })] },
     {

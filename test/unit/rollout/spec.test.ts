@@ -30,6 +30,7 @@ describe('parseRollout accepts', () => {
       windows: [],
       startAt: null,
       deploymentStrategy: 'MinReadySeconds',
+      onDeletePolicy: null,
     });
   });
 
@@ -84,7 +85,8 @@ describe('parseRollout accepts', () => {
     ['apps/v1', 'StatefulSet', 'StatefulSet'],
     ['apps/v1', 'DaemonSet', 'DaemonSet'],
     ['apps.kruise.io/v1alpha1', 'CloneSet', 'CloneSet'],
-    ['apps.kruise.io/v1beta1', 'StatefulSet', 'StatefulSet'],
+    ['apps.kruise.io/v1beta1', 'StatefulSet', 'AdvancedStatefulSet'],
+    ['apps.kruise.io/v1alpha1', 'DaemonSet', 'AdvancedDaemonSet'],
   ];
   for (const [apiVersion, kind, expected] of workloads) {
     test(`workloadRef ${apiVersion} ${kind} as a ${expected}, keeping its apiVersion`, () => {
@@ -92,6 +94,19 @@ describe('parseRollout accepts', () => {
       assert.deepEqual(spec.workloadRef, { apiVersion, kind: expected, name: 'web' });
     });
   }
+
+  test('onDeletePolicy: Automatic by default for kinds that can be OnDelete, null for the others, Manual when asked', () => {
+    const withRef = (apiVersion: string, kind: string, policy?: string) => parseRollout(edited(ourDoc, (d) => {
+      Object.assign(d.spec.workloadRef, { apiVersion, kind });
+      if (policy !== undefined) d.spec.onDeletePolicy = policy;
+    }), ctx);
+    assert.equal(withRef('apps/v1', 'StatefulSet').onDeletePolicy, 'Automatic');
+    assert.equal(withRef('apps/v1', 'DaemonSet', 'Manual').onDeletePolicy, 'Manual');
+    assert.equal(withRef('apps.kruise.io/v1beta1', 'StatefulSet', 'Manual').onDeletePolicy, 'Manual');
+    assert.equal(withRef('apps.kruise.io/v1alpha1', 'DaemonSet').onDeletePolicy, 'Automatic');
+    assert.equal(withRef('apps/v1', 'Deployment').onDeletePolicy, null);
+    assert.equal(withRef('apps.kruise.io/v1alpha1', 'CloneSet').onDeletePolicy, null);
+  });
 
   test('steps of different types that would decrease if compared (Kruise compares same-type neighbours only)', () => {
     const spec = parseRollout(edited(kruiseDoc, (d) => {

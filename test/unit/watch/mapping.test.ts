@@ -38,6 +38,10 @@ describe('watch event mapping', () => {
       ['apps/v1 deployments', ['Deployment']],
       ['apps/v1 replicasets', ['Deployment']],
       ['apps/v1 statefulsets', ['StatefulSet']],
+      ['apps/v1 daemonsets', ['DaemonSet']],
+      ['apps.kruise.io/v1alpha1 clonesets', ['CloneSet']],
+      ['apps.kruise.io/v1beta1 statefulsets', ['AdvancedStatefulSet']],
+      ['apps.kruise.io/v1alpha1 daemonsets', ['AdvancedDaemonSet']],
     ]);
   });
 

@@ -95,17 +95,11 @@ describe('StatefulSet view: ControllerRevisions + pods → WorkloadView', () => 
       assert.deepEqual(statefulSetView(observation(statefulSet({ deleting: true }))).problems, ['the StatefulSet is being deleted']);
     });
 
-    it('OnDelete, which no partition drives (and which is then not held, so a deleted rollout can let go)', () => {
-      const view = statefulSetView(observation(statefulSet({ strategyType: 'OnDelete' })));
-      assert.deepEqual(view.problems, ['spec.updateStrategy.type OnDelete is not supported yet; use RollingUpdate (batches move the partition)']);
-      assert.equal(view.held, false);
-    });
-
-    it('a Kruise Advanced StatefulSet, which the driver cannot read', () => {
+    it('a Rollout stored before Advanced StatefulSets had their kind (a Kruise apiVersion under StatefulSet)', () => {
       const obs = { ...observation(null), ref: { apiVersion: 'apps.kruise.io/v1beta1', kind: 'StatefulSet' as const, name: 'web' } };
       const view = statefulSetView(obs);
       assert.equal(view.exists, true);
-      assert.match(view.problems.join(), /apps\.kruise\.io\/v1beta1 StatefulSet .* not supported yet/);
+      assert.deepEqual(view.problems, ['apps.kruise.io/v1beta1 StatefulSet is an AdvancedStatefulSet now: apply the Rollout again']);
     });
   });
 
@@ -128,6 +122,26 @@ describe('StatefulSet view: ControllerRevisions + pods → WorkloadView', () => 
     const strangerPod = { ...pod(7, V3), metadata: { ...pod(7, V3).metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'other', uid: 'other-uid', controller: true }] } };
     const view = statefulSetView(observation(statefulSet(), [revision(V1, 1), revision(V2, 2), foreign], [...pods(V1), strangerPod]));
     assert.deepEqual(view.revisions.map((r) => r.id), [V2, V1]);
+  });
+});
+
+describe('StatefulSet view: OnDelete (the user\'s strategy)', () => {
+  it('is held by nature, each revision keeping the pods it has, the old ones listed highest ordinal first', () => {
+    const view = statefulSetView(observation(statefulSet({ strategyType: 'OnDelete' }), undefined, [pod(0, V1), pod(1, V1), pod(2, V1), pod(3, V2), pod(4, V2)]));
+    assert.equal(view.held, true);
+    assert.deepEqual(view.problems, []);
+    assert.deepEqual(view.revisions.map((r) => [r.id, r.desired, r.current]), [[V2, 2, 2], [V1, 3, 3]]);
+    assert.deepEqual(view.toReplace, ['web-2', 'web-1', 'web-0']);
+  });
+
+  it('lists an old pod that is not Available first', () => {
+    const view = statefulSetView(observation(statefulSet({ strategyType: 'OnDelete' }), undefined, [pod(0, V1, { ready: false }), pod(1, V1), pod(2, V2)]));
+    assert.deepEqual(view.toReplace, ['web-0', 'web-1']);
+  });
+
+  it('is complete once every replica runs the update revision and is ready (the controller never moves currentRevision there)', () => {
+    const done = statefulSet({ strategyType: 'OnDelete', currentRevision: V1, updateRevision: V2, status: { updatedReplicas: 5 } });
+    assert.equal(statefulSetView(observation(done)).nativeComplete, true);
   });
 });
 

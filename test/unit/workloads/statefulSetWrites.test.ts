@@ -1,26 +1,34 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { statefulSetWrites } from '../../../shared/workloads/statefulset/writes.ts';
-import { BATCH_PARTITION } from '../../../shared/workloads/statefulset/statefulSetObjects.ts';
+import { BATCH_PARTITION, ORIGINAL_PARTITION } from '../../../shared/workloads/statefulset/statefulSetObjects.ts';
 import { observation, pod, pods, revision, statefulSet, STS_REF, V1, V2, V3 } from './statefulSetFixtures.ts';
 
-const partitionPatch = (partition: number, record?: string | null) => ({
-  ...(record !== undefined ? { metadata: { annotations: { [BATCH_PARTITION]: record } } } : {}),
+const partitionPatch = (partition: number | null, record?: string | null, original?: string | null) => ({
+  ...(record !== undefined || original !== undefined ? {
+    metadata: { annotations: { ...(record !== undefined ? { [BATCH_PARTITION]: record } : {}), ...(original !== undefined ? { [ORIGINAL_PARTITION]: original } : {}) } },
+  } : {}),
   spec: { updateStrategy: { rollingUpdate: { partition } } },
 });
 
 describe('StatefulSet driver: planned actions → exact writes', () => {
-  it('holds an unheld StatefulSet at partition 32767 with one merge patch guarded by its resourceVersion', () => {
+  it('holds an unheld StatefulSet at partition 32767, recording the user\'s partition, with one merge patch guarded by its resourceVersion', () => {
     const writes = statefulSetWrites(observation(statefulSet({ partition: 0, image: 'web:v1', updateRevision: V1 })), [{ type: 'hold' }]);
     assert.deepEqual(writes, [{
       verb: 'patch', ref: STS_REF, patchType: 'merge', resourceVersion: '100',
-      patch: partitionPatch(32767), reason: 'hold (partition 32767)',
+      patch: partitionPatch(32767, undefined, '0'), reason: 'hold (partition 32767)',
     }]);
   });
 
-  it('holds a StatefulSet without a rollingUpdate by adding one', () => {
+  it('holds a StatefulSet without a rollingUpdate by adding one (recording that the partition was unset)', () => {
     const [w] = statefulSetWrites(observation(statefulSet({ partition: null, updateRevision: V1, image: 'web:v1' })), [{ type: 'hold' }]) as [any];
-    assert.deepEqual(w.patch, partitionPatch(32767));
+    assert.deepEqual(w.patch, partitionPatch(32767, undefined, 'null'));
+  });
+
+  it('records the user\'s latest partition when they changed it between releases, and none for our own hold', () => {
+    const [w] = statefulSetWrites(observation({ ...statefulSet({ partition: 2, image: 'web:v1', updateRevision: V1 }), metadata: { ...statefulSet().metadata, annotations: { [ORIGINAL_PARTITION]: '0' } } }), [{ type: 'hold' }]) as [any];
+    assert.deepEqual(w.patch, partitionPatch(32767, undefined, '2'));
+    assert.deepEqual(statefulSetWrites(observation(statefulSet({ partition: 32767, image: 'web:v1', updateRevision: V1 })), [{ type: 'hold' }]), []);
   });
 
   it('writes nothing when the cluster already matches the plan', () => {
@@ -71,10 +79,19 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
     }]);
   });
 
-  it('hands back at partition 0 without our record (delete, or finalize before the controller reported completion)', () => {
+  it('hands back the user\'s recorded partition exactly, dropping both records, in one patch', () => {
+    const recorded = (original: string) => ({ ...statefulSet({ partition: 32767 }), metadata: { ...statefulSet().metadata, annotations: { [ORIGINAL_PARTITION]: original } } });
+    const [w] = statefulSetWrites(observation(recorded('3')), [{ type: 'release-hold' }]) as [any];
+    assert.deepEqual(w.patch, partitionPatch(3, undefined, null));
+    assert.equal(w.reason, 'hand back to its controller (partition 3, the user\'s)');
+    const [unset] = statefulSetWrites(observation(recorded('null')), [{ type: 'release-hold' }]) as [any];
+    assert.deepEqual(unset.patch, partitionPatch(null, undefined, null), 'an unset partition is unset again');
+  });
+
+  it('hands back at partition 0 without any record (held by an older version; delete, or finalize before the controller reported completion)', () => {
     const [held] = statefulSetWrites(observation(statefulSet({ partition: 32767 })), [{ type: 'release-hold' }]) as [any];
     assert.deepEqual(held.patch, partitionPatch(0));
-    assert.equal(held.reason, 'hand back to the StatefulSet controller (partition 0)');
+    assert.equal(held.reason, 'hand back to its controller (partition 0, the default)');
     const [finished] = statefulSetWrites(observation(statefulSet({ partition: 0, record: '0' })), [{ type: 'release-hold' }]) as [any];
     assert.deepEqual(finished.patch, { metadata: { annotations: { [BATCH_PARTITION]: null } } });
   });
@@ -125,9 +142,39 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
     assert.deepEqual(writes.map((w) => [w.verb, w.ref.name]), [['delete', 'web-4']]);
   });
 
-  it('moves no partition of an OnDelete StatefulSet (Degraded: nothing is planned there but a hand-back)', () => {
-    const obs = observation(statefulSet({ strategyType: 'OnDelete' }));
-    assert.deepEqual(statefulSetWrites(obs, [{ type: 'hold' }, { type: 'release-hold' }, { type: 'distribute', target: V2, distribution: { [V2]: 5 }, strategy: null, final: false }]), []);
+  describe('an OnDelete StatefulSet (the user\'s strategy)', () => {
+    const onDelete = (podList: ReturnType<typeof pods>, o: Parameters<typeof statefulSet>[0] = {}) => observation(statefulSet({ strategyType: 'OnDelete', ...o }), undefined, podList);
+    const batch = (n: number, onDeletePolicy?: 'Automatic' | 'Manual') =>
+      ({ type: 'distribute' as const, target: V2, distribution: { [V2]: n, [V1]: 5 - n }, strategy: null, final: false, ...(onDeletePolicy ? { onDeletePolicy } : {}) });
+    const deleted = (writes: unknown[]) => (writes as { verb: string; ref: { name: string } }[]).map((w) => `${w.verb} ${w.ref.name}`);
+
+    it('has nothing to hold or hand back', () => {
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V1, V1, V1)), [{ type: 'hold' }, { type: 'release-hold' }]), []);
+    });
+
+    it('deletes old pods highest ordinal first, one at a time (maxUnavailable 1), guarded by their resourceVersion', () => {
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V1, V1, V1)), [batch(3)]), [{
+        verb: 'delete', ref: { apiVersion: 'v1', kind: 'Pod', namespace: 'ns', name: 'web-4' }, resourceVersion: 'rv-pod-4',
+        reason: `delete web-4 (revision ${V1}; OnDelete) so the StatefulSet recreates it at ${V2}`,
+      }]);
+      assert.deepEqual(deleted(statefulSetWrites(onDelete(pods(V1, V1, V1, V1, V2)), [batch(3)])), ['delete web-3']);
+    });
+
+    it('waits while a deleted pod is missing or on its way out, and stops at the batch', () => {
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V1, V1)), [batch(3)]), [], 'web-4 is being recreated: the budget is spent');
+      assert.deepEqual(statefulSetWrites(onDelete([...pods(V1, V1, V1, V1), pod(4, V1, { terminating: true })]), [batch(3)]), []);
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V2, V2, V2)), [batch(3)]), []);
+    });
+
+    it('replaces an old pod that is not Available first: it costs no availability', () => {
+      assert.deepEqual(deleted(statefulSetWrites(onDelete([pod(0, V1), pod(1, V1, { ready: false }), pod(2, V1), pod(3, V1), pod(4, V1)]), [batch(3)])), ['delete web-1']);
+    });
+
+    it('deletes nothing with onDeletePolicy Manual, nor before the controller observed the template, nor for another target', () => {
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V1, V1, V1)), [batch(3, 'Manual')]), []);
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V1, V1, V1), { generation: 4, observedGeneration: 3 }), [batch(3)]), []);
+      assert.deepEqual(statefulSetWrites(onDelete(pods(V1, V1, V1, V1, V1), { updateRevision: V3 }), [batch(3)]), []);
+    });
   });
 
   it('writes nothing for a StatefulSet that does not exist', () => {

@@ -1,0 +1,37 @@
+// The documented least-privilege role is exactly what the registry's drivers need: every verb a
+// driver declares is granted, and nothing is granted that no driver declares.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../../infra/constructs/ClusterAccess.ts';
+import { requiredRbac } from '../../../shared/workloads/rbac.ts';
+import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
+import { clusterRole, grantsOfAccess, grantsOfRules } from '../../support/rbacManifest.ts';
+
+const required = requiredRbac(Object.values(WORKLOAD_DRIVERS));
+
+/** The rules the manifest should carry, as YAML, for the failure message. */
+function asYaml(access: typeof required.reconcile): string {
+  return access.map((a) => `  - apiGroups: ["${a.apiGroup}"]\n    resources: ["${a.resource}"]\n    verbs: [${a.verbs.map((v) => `"${v}"`).join(', ')}]`).join('\n');
+}
+
+describe('infra/k8s/rollouts-rbac.yaml', () => {
+  it(`grants the ${KUBERNETES_GROUP} group exactly the union of the drivers' reconcile needs`, () => {
+    assert.deepEqual(grantsOfRules(clusterRole(KUBERNETES_GROUP).rules), grantsOfAccess(required.reconcile), `expected rules:\n${asYaml(required.reconcile)}`);
+  });
+
+  it(`grants the read-only ${KUBERNETES_VIEW_GROUP} group exactly what the drivers' observe reads`, () => {
+    assert.deepEqual(grantsOfRules(clusterRole(KUBERNETES_VIEW_GROUP).rules), grantsOfAccess(required.view), `expected rules:\n${asYaml(required.view)}`);
+  });
+
+  it('covers the Kruise workloads, and the watch of every kind', () => {
+    const grants = new Set(grantsOfRules(clusterRole(KUBERNETES_GROUP).rules));
+    for (const resource of ['clonesets', 'statefulsets', 'daemonsets']) {
+      for (const verb of ['get', 'list', 'watch', 'patch']) assert.ok(grants.has(`apps.kruise.io/${resource} ${verb}`), `${resource} ${verb}`);
+    }
+  });
+
+  it('merges what several drivers declare for one resource into one rule, verbs in order', () => {
+    const pods = required.reconcile.find((a) => a.apiGroup === '' && a.resource === 'pods');
+    assert.deepEqual(pods?.verbs, ['list', 'delete']);
+  });
+});
