@@ -1,6 +1,7 @@
 // Ports of the reconcile pipeline. Adapters implement them (DynamoDB, Kubernetes, EventBridge,
 // SQS, local); in-memory fakes for unit tests live under test/support.
 import type { KubeObject, KubeWrite, ObjectRef } from '../kube/types.ts';
+import type { Cause } from '../rollout/cause.ts';
 import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 
 export interface Clock {
@@ -42,6 +43,9 @@ export interface HistoryEntry {
   stepIndex: number | null;
   message: string;
   by: string | null;
+  /** The rollout's one-line reason after the transition; absent on entries written before it existed. */
+  reason?: string;
+  cause?: Cause | null;
 }
 
 /** Side effects recorded atomically with a STATE write, flushed after it (transactional outbox). */

@@ -1,4 +1,5 @@
 // Domain types of the rollout core. Pure data: no SDK, no I/O. Every other layer speaks these.
+import type { Blocker, Cause } from './cause.ts';
 
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'CloneSet', 'DaemonSet'] as const;
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
@@ -128,8 +129,10 @@ export interface Release {
 
 export interface ReleaseState {
   phase: Phase;
-  /** Human-readable reason for the phase (shown by `rollouts get`). */
+  /** The one-line reason for the phase, naming what blocks (shown by the CLI, the API, the dashboard). */
   message: string;
+  /** The structured half of the reason (cause.ts); null when nothing is waited on. Absent in STATE written before it existed. */
+  cause?: Cause | null;
   release: Release | null;
   /** Last release that ended (for status/history after completion). */
   lastRelease: Release | null;
@@ -227,6 +230,12 @@ export interface WorkloadView {
    * Available, if no event will say so (ISO); the planner looks again then. null when none.
    */
   nextAvailableAt: string | null;
+  /**
+   * What keeps pods from becoming Available (pods not Ready with their waiting reason, unschedulable
+   * pods, a ReplicaSet that cannot create pods), read only while pods are not all Ready; absent or
+   * [] when nothing blocks or the driver names none. The planner composes the reason from them.
+   */
+  blockers?: Blocker[];
 }
 
 // ---- What the planner decides ------------------------------------------------------------------
@@ -260,6 +269,10 @@ export interface RolloutEvent {
   at: string;
   /** Who caused it, when a command did (the API principal); null for the controller's own moves. */
   by: string | null;
+  /** The rollout's one-line reason after this transition (ReleaseState.message). */
+  reason: string;
+  /** Its structured cause (ReleaseState.cause). */
+  cause: Cause | null;
 }
 
 export interface PlanResult {

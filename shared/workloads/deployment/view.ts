@@ -12,13 +12,15 @@ import type { Observation } from '../driver.ts';
 import { MAX_INT32, ORIGINAL_STRATEGY, inTakeover, revisionNumber, strategyOf, userStrategy, type Strategy } from './deploymentObjects.ts';
 import { condition, images, isControlledBy, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
+import { podBlockers, replicaFailure } from '../common/blockers.ts';
+import type { Blocker } from '../../rollout/cause.ts';
 import { readOriginals, type OriginalsRead } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
 import { revisionId } from './revision.ts';
 
 const MISSING: WorkloadView = {
   kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
-  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
+  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null, blockers: [],
 };
 
 export function deploymentView(obs: Observation): WorkloadView {
@@ -48,7 +50,19 @@ export function deploymentView(obs: Observation): WorkloadView {
     problems: problems(obs, strategy.type, originals, owned, templateRevision),
     strategy: strategyInFlight(d, originals),
     nextAvailableAt: counting.pods ? nextAvailableAt(counting.pods, counting.minReadySeconds, counting.now) : null,
+    blockers: blockers(obs, owned),
   };
+}
+
+/** Pods (when observe read them) and ReplicaSets that keep the batch from becoming Available, with their revision. */
+function blockers(obs: Observation, owned: KubeObject[]): Blocker[] {
+  const revisionOf = (rs: KubeObject) => revisionId(templateOf(rs));
+  const failures = owned.flatMap((rs) => replicaFailure(rs, revisionOf(rs)) ?? []);
+  const pods = podBlockers(obs.pods, (pod) => {
+    const rs = owned.find((r) => isControlledBy(pod, r));
+    return rs ? revisionOf(rs) : null;
+  });
+  return [...failures, ...pods];
 }
 
 /** ReplicaSets the Deployment controls, plus orphans its selector matches (it would adopt them). */

@@ -9,6 +9,7 @@ import type { IntOrPercent, RevisionView, WorkloadView } from '../../rollout/typ
 import type { KubeObject } from '../../kube/types.ts';
 import type { Observation } from '../driver.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
+import { podBlockers, replicaFailure } from '../common/blockers.ts';
 import { images, num, replicasOf, selectorString, spec, status, templateOf, canonicalJson } from '../common/objects.ts';
 import { HELD_PARTITION, currentRevisionOf, isObserved, isPodReady, isTerminating, maxUnavailableOf, ownedPods, ownedRevisions, partitionOf, podRevision, recordedPartition, revisionNumberOf, storedTemplate, updateRevisionOf, updateStrategyType } from './statefulSetObjects.ts';
 
@@ -17,7 +18,7 @@ export const NATIVE_API_VERSION = 'apps/v1';
 
 const MISSING: WorkloadView = {
   kind: 'StatefulSet', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
-  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
+  observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null, blockers: [],
 };
 
 export function statefulSetView(obs: Observation): WorkloadView {
@@ -48,6 +49,8 @@ export function statefulSetView(obs: Observation): WorkloadView {
     problems: problems(set, template),
     strategy: null,
     nextAvailableAt: nextAvailableAt(pods, minReady, now),
+    // Every pod is listed anyway (the counts come from them): naming the blockers reads nothing more.
+    blockers: [replicaFailure(set, null) ?? [], podBlockers(pods, podRevision)].flat(),
   };
 }
 
