@@ -12,7 +12,7 @@ import { flushOutbox, type ReconcileDeps } from './reconcile.ts';
 
 export async function recordUnreachable(deps: ReconcileDeps, key: RolloutKey, spec: RolloutSpec, state: ReleaseState, version: number, err: unknown): Promise<void> {
   const now = deps.clock.now();
-  const why = unreachableReason(spec, state.cause, err instanceof Error ? err.message : String(err), now);
+  const why = unreachableReason(spec, state.cause, errorChain(err), now);
   if (why.message === state.message) return;
   const next: ReleaseState = { ...state, message: why.message, cause: why.cause };
   const events = state.cause?.kind === 'ClusterUnreachable' ? [] : [
@@ -29,4 +29,15 @@ export async function recordUnreachable(deps: ReconcileDeps, key: RolloutKey, sp
     // Someone else wrote first (a conflict: they and the next pass decide), or the store fails too:
     // either way the pass fails with the cluster's error, which is what the caller reports and retries.
   }
+}
+
+/** "get …: fetch failed: connect ECONNREFUSED 127.0.0.1:6443": the error and what it wraps, each once. */
+export function errorChain(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth += 1) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (message && !parts.some((p) => p.includes(message))) parts.push(message);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(': ');
 }

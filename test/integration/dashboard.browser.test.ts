@@ -65,7 +65,7 @@ describe('the dashboard in Chromium, against local mode', () => {
     await row.waitFor();
     assert.match(await row.innerText(), /Deployment\/web\s+✔ Healthy\s+-\s+stable at revision \S+/);
     // Set once: it would be gone after a reload.
-    await page.evaluate(() => Object.assign(window, { loadedOnce: true }));
+    await page.evaluate(() => Object.assign(globalThis, { loadedOnce: true }));
     t.diagnostic(`screenshot: ${await screenshot('1-list')}`);
   });
 
@@ -95,7 +95,7 @@ describe('the dashboard in Chromium, against local mode', () => {
     await page.locator('[data-testid="step-2"][data-status="current"]').waitFor({ timeout: 60_000 });
     await page.locator('[data-testid="step-1"][data-status="done"]').waitFor();
     await waitFor(async () => (await podsOnPage())['nginx:1.28'] === 5, { message: 'half the pods on the new image in the tree', timeoutMs: 60_000 });
-    assert.equal(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
+    assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
     t.diagnostic(`screenshot: ${await screenshot('4-step-2')}`);
   });
 
@@ -105,7 +105,7 @@ describe('the dashboard in Chromium, against local mode', () => {
     await page.locator('[data-testid="confirm-ok"]').click();
     await page.locator('[data-testid="status"]', { hasText: 'Aborted' }).waitFor({ timeout: 60_000 });
     await waitFor(async () => JSON.stringify(await podsOnPage()) === JSON.stringify({ 'nginx:1.27': 10 }), { message: 'every pod back on nginx:1.27 in the tree', timeoutMs: 60_000 });
-    assert.equal(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
+    assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
     const history = await page.locator('[data-testid="history"]').innerText();
     for (const event of ['Step Approved', 'Rollback Started', 'Release Aborted']) assert.match(history, new RegExp(event));
     t.diagnostic(`screenshot: ${await screenshot('5-aborted')}`);

@@ -13,7 +13,7 @@ import { condition, status } from './objects.ts';
 const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
 
 /** Longest Kubernetes message kept in a blocker: a reason is one line. */
-const MESSAGE_MAX = 160;
+const MESSAGE_MAX = 256;
 
 /** One blocker per pod that is not Ready (terminating pods are on their way out and name nothing). */
 export function podBlockers(pods: readonly KubeObject[], revisionOf: (pod: KubeObject) => string | null): Blocker[] {
