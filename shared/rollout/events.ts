@@ -35,6 +35,13 @@ export const EVENT = {
 } as const;
 export type EventType = (typeof EVENT)[keyof typeof EVENT];
 
+/**
+ * What is worth telling a person at once: a release that needs an approval, and every failure (a
+ * missed deadline, an automatic rollback that finished, a broken contract, a cluster out of reach).
+ * The stack's optional notification rule routes exactly these detail-types to SNS.
+ */
+export const NOTIFY_EVENTS: readonly EventType[] = [EVENT.AwaitingApproval, EVENT.ReleaseFailed, EVENT.RolledBack, EVENT.Degraded, EVENT.ClusterUnreachable];
+
 export function rolloutEvent(
   rollout: RolloutKey,
   type: EventType,
