@@ -42,7 +42,8 @@ export const eventBridgeEventSchema = z.object({
   id: z.string(),
   'detail-type': z.enum(eventTypes),
   source: z.literal(EVENT_SCHEMA_SOURCE),
-  account: z.string(),
+  // EventBridge always sets it; optional so that the envelope of an emulator (moto omits it) validates too.
+  account: z.string().optional(),
   time: instant,
   region: z.string(),
   resources: z.array(z.string()),
