@@ -13,6 +13,11 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's page runs in the browser (shared/dashboard/ui/tsconfig.json adds the DOM types).
+    files: ['shared/dashboard/ui/**/*.ts'],
+    languageOptions: { globals: { document: 'readonly', location: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly' } },
+  },
+  {
     // Tests inspect untyped wire JSON (patch bodies, apiserver objects); product code stays typed.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

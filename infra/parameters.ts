@@ -29,6 +29,8 @@ const schema = z.object({
   ),
   watchProxyMode: z.enum(WATCH_PROXY_MODES),
   alarmEmail: z.email().optional(),
+  notifications: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
+  notificationEmail: z.email().optional(),
   reconcileConcurrency: z.coerce.number().int().min(2).max(1000),
   // At least the sweep's one-minute rate (shared/config.ts checks the same at cold start).
   resyncPeriodSeconds: z.coerce.number().int().min(60).max(86_400),
@@ -40,6 +42,14 @@ export interface DeployParameters {
   readonly watchProxyMode: WatchProxyMode;
   /** Where alarm notifications go; no subscription when absent (the alarms still exist). */
   readonly alarmEmail?: string;
+  /**
+   * Route approvals needed and failures (shared/rollout/events.ts NOTIFY_EVENTS) to an SNS topic
+   * (infra/constructs/RolloutNotifications.ts). Implied by notificationEmail.
+   * @default false
+   */
+  readonly notifications: boolean;
+  /** Subscribed (after you confirm) to the notification topic. */
+  readonly notificationEmail?: string;
   /**
    * Most reconcile invocations at once, per queue (the workers of the workqueue). Also bounds the
    * load on each cluster's apiserver.
@@ -76,6 +86,8 @@ export function readDeployParameters(node: Node): DeployParameters {
     clusters: fromJson(node.tryGetContext('clusters')) ?? [],
     watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'lambda',
     alarmEmail: node.tryGetContext('alarmEmail') || undefined,
+    notifications: node.tryGetContext('notifications') ?? Boolean(node.tryGetContext('notificationEmail')),
+    notificationEmail: node.tryGetContext('notificationEmail') || undefined,
     reconcileConcurrency: node.tryGetContext('reconcileConcurrency') ?? 10,
     resyncPeriodSeconds: node.tryGetContext('resyncPeriodSeconds') ?? DEFAULT_RESYNC_PERIOD_SECONDS,
   };

@@ -12,9 +12,11 @@ import { ClusterAccess, KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from './constr
 import type { ClusterPrincipal } from './constructs/ClusterAccess.ts';
 import { ControllerFunction } from './constructs/ControllerFunction.ts';
 import { OperationsAlarms } from './constructs/OperationsAlarms.ts';
+import { OperationsDashboard } from './constructs/OperationsDashboard.ts';
 import { PeriodicInvocation } from './constructs/PeriodicInvocation.ts';
 import { ReconcileQueues } from './constructs/ReconcileQueues.ts';
 import { RolloutEventBus } from './constructs/RolloutEventBus.ts';
+import { RolloutNotifications } from './constructs/RolloutNotifications.ts';
 import { DLQ_RETENTION, secureQueue } from './constructs/secureQueue.ts';
 import { StateTable } from './constructs/StateTable.ts';
 import { WakeSchedules } from './constructs/WakeSchedules.ts';
@@ -173,6 +175,16 @@ export class ServerlessRolloutsStack extends Stack {
       functions: Object.fromEntries(Object.entries(functions).map(([name, f]) => [name, f.fn])),
       alarmEmail: params.alarmEmail,
     });
+
+    // The functions' Powertools service names (ControllerFunction sets POWERTOOLS_SERVICE_NAME to rollouts-<name>).
+    new OperationsDashboard(this, 'Dashboard', { services: { reconcile: 'rollouts-reconcile', api: 'rollouts-api' } });
+    if (params.notifications || params.notificationEmail !== undefined) {
+      const notifications = new RolloutNotifications(this, 'Notifications', {
+        bus: events.bus, eventSource: EVENT_SOURCE, deadLetterQueue: deliveryDlq,
+        ...(params.notificationEmail ? { email: params.notificationEmail } : {}),
+      });
+      new CfnOutput(this, 'NotificationTopicArn', { value: notifications.topic.topicArn, description: 'Approvals needed and failures (EventBridge events); subscribe e-mail, Chatbot or an incident tool' });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: apiUrl.url, description: 'HTTP API (SigV4, service "lambda")' });
     new CfnOutput(this, 'ApiFunctionArn', { value: api.fn.functionArn, description: 'Callers need lambda:InvokeFunctionUrl and lambda:InvokeFunction on this ARN' });

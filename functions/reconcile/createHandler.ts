@@ -5,7 +5,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { appLog, createObservability, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
+import { appLog, countingPublisher, createObservability, timedPasses, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
 import { reconcileBatch } from '../../shared/app/reconcileBatch.ts';
 import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
 import { reconcile, type ReconcileResult, type Trigger } from '../../shared/reconcile/reconcile.ts';
@@ -19,7 +19,8 @@ export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock'
 export function createReconcileHandler(deps: ReconcileHandlerDeps, obs: Observability = createObservability('rollouts-reconcile')) {
   const { logger, metrics } = obs;
   const log = appLog(logger);
-  const run = deps.run ?? ((key: RolloutKey, trigger: Trigger) => reconcile(key, trigger, deps.reconcile));
+  // Per pass: its duration, and one count per transition it published (shared/app/observability.ts).
+  const run = timedPasses(metrics, deps.run ?? ((key: RolloutKey, trigger: Trigger) => reconcile(key, trigger, { ...deps.reconcile, events: countingPublisher(deps.reconcile.events, metrics) })));
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))

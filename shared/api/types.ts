@@ -2,6 +2,7 @@
 // handler and local mode's HTTP server both translate to and from these, so the routes, status codes
 // and JSON bodies are defined once (shared/api/handleApiRequest.ts).
 import type { FieldIssue } from '../errors.ts';
+import type { Cause } from '../rollout/cause.ts';
 import type { Clock, ClusterProvider, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
 import type { Command, Phase, ReleaseKind, ReleaseState, RolloutKey, RolloutSpec, StepState, WorkloadKind } from '../rollout/types.ts';
 
@@ -80,7 +81,10 @@ export interface RolloutSummary {
   rollout: RolloutKey;
   workload: { kind: WorkloadKind; name: string };
   phase: Phase;
+  /** The one-line reason (ReleaseState.message). */
   message: string;
+  /** Its structured cause: what blocks, since and until when (shared/rollout/cause.ts). */
+  cause: Cause | null;
   step: StepSummary | null;
   releaseId: string | null;
 }
@@ -106,6 +110,7 @@ export interface StatusResponse {
   rollout: RolloutKey;
   phase: Phase;
   message: string;
+  cause: Cause | null;
   step: StepSummary | null;
   release: { id: string; kind: ReleaseKind; stableRevision: string; targetRevision: string; startedAt: string; failure: string | null; finalizing: boolean } | null;
   lastRelease: { id: string; kind: ReleaseKind; endPhase: Phase } | null;

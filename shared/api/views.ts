@@ -22,6 +22,7 @@ export function rolloutSummary(spec: RolloutSpec, state: ReleaseState): RolloutS
     workload: { kind: spec.workloadRef.kind, name: spec.workloadRef.name },
     phase: state.phase,
     message: state.message,
+    cause: state.cause ?? null,
     step: stepOf(spec, state),
     releaseId: state.release?.id ?? state.lastRelease?.id ?? null,
   };
@@ -36,6 +37,7 @@ export function statusView(stored: StoredSpec, current: StoredState): StatusResp
     rollout: keyOf(spec),
     phase: s.phase,
     message: s.message,
+    cause: s.cause ?? null,
     step: stepOf(spec, s),
     release: rel
       ? { id: rel.id, kind: rel.kind, stableRevision: rel.stableRevision, targetRevision: rel.targetRevision, startedAt: rel.startedAt, failure: rel.failure, finalizing: rel.finalizing }

@@ -4,6 +4,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Meter, MeterKey } from '../reconcile/meter.ts';
+import type { EventPublisher } from '../reconcile/ports.ts';
 
 export interface Observability {
   logger: Logger;
@@ -58,4 +59,36 @@ export async function withMeteredRequests<T>(meter: Meter, metrics: Metrics, fn:
       if (n > 0) metrics.addMetric(METER_METRICS[key], MetricUnit.Count, n);
     }
   }
+}
+
+/**
+ * Runs one reconcile pass and records how long it took (ReconcileDuration, ms, one value per pass
+ * in the invocation's EMF document). Request counts stay per invocation (withMeteredRequests):
+ * passes run concurrently on one meter, so per-pass counts would mix; the CloudWatch dashboard
+ * divides them by Reconciles (infra/constructs/OperationsDashboard.ts).
+ */
+export function timedPasses<A extends unknown[], R>(metrics: Metrics, run: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    const started = performance.now();
+    try {
+      return await run(...args);
+    } finally {
+      metrics.addMetric('ReconcileDuration', MetricUnit.Milliseconds, Math.round((performance.now() - started) * 100) / 100);
+    }
+  };
+}
+
+/** "Release Failed" → "TransitionReleaseFailed": one metric per transition type, no dimension to pay for. */
+export function transitionMetricName(type: string): string {
+  return `Transition${type.replace(/[^A-Za-z0-9]/g, '')}`;
+}
+
+/** Publishes through `inner` and counts each transition published (one metric per type). */
+export function countingPublisher(inner: EventPublisher, metrics: Metrics): EventPublisher {
+  return {
+    async publish(events) {
+      await inner.publish(events);
+      for (const e of events) metrics.addMetric(transitionMetricName(e.type), MetricUnit.Count, 1);
+    },
+  };
 }

@@ -16,5 +16,7 @@ export function historyEntries(events: RolloutEvent[], version: number): History
     stepIndex: e.stepIndex,
     message: e.message,
     by: e.by ?? null,
+    reason: e.reason,
+    cause: e.cause,
   }));
 }

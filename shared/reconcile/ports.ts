@@ -3,6 +3,7 @@
 // The ports the pipeline shares with the workload drivers (the cluster, the clock) live in neutral
 // modules (shared/kube/cluster.ts, shared/clock.ts) and are re-exported here for the pipeline's users.
 import type { KubeObject, KubeWrite, ObjectRef } from '../kube/types.ts';
+import type { Cause } from '../rollout/cause.ts';
 import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 
 export type { Clock } from '../clock.ts';
@@ -27,6 +28,9 @@ export interface HistoryEntry {
   stepIndex: number | null;
   message: string;
   by: string | null;
+  /** The rollout's one-line reason after the transition; absent on entries written before it existed. */
+  reason?: string;
+  cause?: Cause | null;
 }
 
 /** Side effects recorded atomically with a STATE write, flushed after it (transactional outbox). */

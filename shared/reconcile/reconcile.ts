@@ -6,10 +6,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { plan } from '../rollout/plan.ts';
 import type { Phase, RolloutKey, WorkloadKind } from '../rollout/types.ts';
-import type { WorkloadDriver } from '../workloads/driver.ts';
+import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from './meter.ts';
-import type { Clock, ClusterProvider, EventPublisher, Outbox, StateStore } from './ports.ts';
+import { recordUnreachable } from './unreachable.ts';
+import type { Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore } from './ports.ts';
 
 export type Trigger = 'sweep' | 'watch' | 'api' | 'requeue' | 'test';
 
@@ -87,8 +88,16 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
 
   const driver = deps.drivers[spec.workloadRef.kind];
   if (!driver) throw new NotFoundError(`no driver for workload kind ${spec.workloadRef.kind}`);
-  const cluster = await deps.clusters.client(spec.cluster);
-  const observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now());
+  let cluster: ClusterClient;
+  let observation: Observation;
+  try {
+    cluster = await deps.clusters.client(spec.cluster);
+    observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now());
+  } catch (err) {
+    // The reason says so (unreachable.ts); the error still fails the pass, which is retried as before.
+    await recordUnreachable(deps, key, spec, state, version, err);
+    throw err;
+  }
   await crash('observed');
 
   const view = driver.view(observation);
@@ -138,7 +147,7 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
  * or null when someone else wrote STATE first (their item keeps the outbox or has moved on; either
  * way the items and events just sent are idempotent, and the next pass sees the current STATE).
  */
-async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: Parameters<StateStore['saveState']>[1]['state'], outbox: Outbox, version: number): Promise<number | null> {
+export async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: Parameters<StateStore['saveState']>[1]['state'], outbox: Outbox, version: number): Promise<number | null> {
   await deps.store.putHistory(key, outbox.history);
   if (outbox.events.length > 0) await deps.events.publish(outbox.events);
   try {

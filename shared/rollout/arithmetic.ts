@@ -1,7 +1,7 @@
 // Batch arithmetic, reproduced exactly from Kruise Rollout and Kubernetes (reference/kruise-rollout.md §4).
 // Every function here is total over validated specs; they throw only on inputs validation rejects.
 import { isPercent, percentValue } from './intOrPercent.ts';
-import type { IntOrPercent, WorkloadKind } from './types.ts';
+import type { IntOrPercent, RolloutSpec, WorkloadKind } from './types.ts';
 
 /**
  * k8s `intstr.GetScaledValueFromIntOrPercent`: an int is returned as is; "p%" becomes
@@ -32,6 +32,16 @@ export function batchTarget(kind: WorkloadKind, replicas: IntOrPercent, total: n
   const target = clamp(scaledValue(replicas, total, true), 0, total);
   if (kind === 'Deployment' && isPercent(replicas) && replicas !== '100%' && total > 1) {
     return Math.min(target, total - 1);
+  }
+  return target;
+}
+
+/** Pods of the target revision for step `i` of a spec: never fewer than an earlier step asked for. */
+export function stepTarget(spec: RolloutSpec, i: number, total: number): number {
+  let target = 0;
+  for (let j = 0; j <= i; j += 1) {
+    const step = spec.steps[j];
+    if (step) target = Math.max(target, batchTarget(spec.workloadRef.kind, step.replicas, total));
   }
   return target;
 }

@@ -3,6 +3,12 @@
 import { rolloutEvent, type EventType } from './events.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
+/** A batch only someone else can move: the workload's own pause, or the user's deletions (Manual OnDelete). */
+export interface Waiting {
+  kind: 'WorkloadPaused' | 'ManualDeletion';
+  text: string;
+}
+
 /** The soonest a requeue asks for: never a busy loop. */
 const MIN_REQUEUE_SECONDS = 0.1;
 
@@ -14,8 +20,8 @@ export class Draft {
   readonly events: ReturnType<typeof rolloutEvent>[] = [];
   private readonly wakeTimes: number[] = [];
   requeueSeconds: number | null = null;
-  /** What the current batch waits for when only someone else can move it (the message says so); null otherwise. */
-  waiting: string | null = null;
+  /** What the current batch waits for when only someone else can move it (the reason says so); null otherwise. */
+  waiting: Waiting | null = null;
 
   constructor(
     readonly spec: RolloutSpec,

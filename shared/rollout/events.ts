@@ -1,5 +1,6 @@
 // Event types emitted by the planner. Each transition is one history entry and one EventBridge
 // event (detail-type = the value), so the names are part of the public contract.
+import type { Cause } from './cause.ts';
 import type { Phase, RolloutEvent, RolloutKey } from './types.ts';
 
 export const EVENT = {
@@ -29,13 +30,22 @@ export const EVENT = {
   Recovered: 'Rollout Recovered',
   Released: 'Workload Released',
   CommandIgnored: 'Command Ignored',
+  ClusterUnreachable: 'Cluster Unreachable',
+  ClusterReachable: 'Cluster Reachable',
 } as const;
 export type EventType = (typeof EVENT)[keyof typeof EVENT];
+
+/**
+ * What is worth telling a person at once: a release that needs an approval, and every failure (a
+ * missed deadline, an automatic rollback that finished, a broken contract, a cluster out of reach).
+ * The stack's optional notification rule routes exactly these detail-types to SNS.
+ */
+export const NOTIFY_EVENTS: readonly EventType[] = [EVENT.AwaitingApproval, EVENT.ReleaseFailed, EVENT.RolledBack, EVENT.Degraded, EVENT.ClusterUnreachable];
 
 export function rolloutEvent(
   rollout: RolloutKey,
   type: EventType,
-  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null },
+  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null; reason?: string; cause?: Cause | null },
 ): RolloutEvent {
   return {
     type,
@@ -46,5 +56,8 @@ export function rolloutEvent(
     message: fields.message,
     at: fields.at.toISOString(),
     by: fields.by ?? null,
+    // The planner fills these with the rollout's reason after the whole plan (plan.ts finish).
+    reason: fields.reason ?? '',
+    cause: fields.cause ?? null,
   };
 }

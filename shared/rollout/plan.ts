@@ -4,7 +4,7 @@
 import { applyCommands } from './commands.ts';
 import { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
-import { describe } from './message.ts';
+import { degradedReason, explain } from './message.ts';
 import { progress } from './progression.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
@@ -26,15 +26,17 @@ export function plan(
   const problems = [...view.problems, ...releaseProblems(s, view)];
   if (!view.exists || problems.length > 0) {
     // Outside us something broke the contract: touch nothing, keep commands until it is fixed.
-    const why = !view.exists ? `${spec.workloadRef.kind} ${spec.namespace}/${spec.workloadRef.name} not found` : problems.join('; ');
-    if (s.phase !== 'Degraded' || s.message !== why) {
+    const why = degradedReason(spec, view, problems, now);
+    if (s.phase !== 'Degraded' || s.message !== why.message) {
       s.phase = 'Degraded';
-      s.message = why;
-      d.emit(EVENT.Degraded, why);
+      s.message = why.message;
+      s.cause = why.cause;
+      d.emit(EVENT.Degraded, why.message);
     }
     return finish(d, { degraded: true });
   }
   if (s.phase === 'Degraded') d.emit(EVENT.Recovered, 'the workload is back in a state we can manage');
+  if (s.cause?.kind === 'ClusterUnreachable') d.emit(EVENT.ClusterReachable, `cluster "${spec.cluster}" answers again`);
 
   applyCommands(d, commands);
 
@@ -144,11 +146,13 @@ function finish(d: Draft, opts: { degraded?: boolean } = {}): PlanResult {
     if (d.spec.paused || s.userPaused) s.phase = 'Paused';
     else if (s.release) s.phase = s.release.failure !== null ? 'Failed' : 'Progressing';
     else if (s.phase !== 'Completed' && s.phase !== 'Aborted' && s.phase !== 'Failed') s.phase = s.lastRelease?.endPhase ?? 'Healthy';
-    s.message = describe(d.spec, s, d.now, d.waiting);
+    const why = explain(d.spec, s, d.view, d.now, d.waiting);
+    s.message = why.message;
+    s.cause = why.cause;
   }
   const wakeAt = d.earliestWake();
   s.nextWakeAt = wakeAt;
-  // Events carry the phase the rollout is in after this plan.
-  const events = d.events.map((e) => ({ ...e, phase: s.phase }));
+  // Events carry the phase and the reason the rollout has after this plan.
+  const events = d.events.map((e) => ({ ...e, phase: s.phase, reason: s.message, cause: s.cause ?? null }));
   return { actions: d.actions, nextState: s, wakeAt, requeueSeconds: d.requeueSeconds, events, removed: false };
 }

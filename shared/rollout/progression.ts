@@ -1,9 +1,10 @@
 // Moving a release forward: batch by batch for a release, straight to 100% for a rollback/undo,
 // then handing the workload back to its native controller. Level-based: every decision is made
 // from the observed view and the state, so running it twice gives the same answer.
-import { batchTarget, isBatchReady } from './arithmetic.ts';
-import type { Draft } from './draft.ts';
+import { isBatchReady, stepTarget } from './arithmetic.ts';
+import type { Draft, Waiting } from './draft.ts';
 import { EVENT } from './events.ts';
+import { blockerReason } from './message.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
 
@@ -20,16 +21,6 @@ export function progress(d: Draft): void {
     if (!rel.finalizing) return;
   }
   finalize(d, rel);
-}
-
-/** Pods of the target revision for step `i` — never fewer than an earlier step asked for. */
-export function cumulativeTarget(d: Draft, i: number, total: number): number {
-  let target = 0;
-  for (let j = 0; j <= i; j += 1) {
-    const step = d.spec.steps[j];
-    if (step) target = Math.max(target, batchTarget(d.spec.workloadRef.kind, step.replicas, total));
-  }
-  return target;
 }
 
 function progressSteps(d: Draft, rel: Release): void {
@@ -69,7 +60,7 @@ function progressSteps(d: Draft, rel: Release): void {
   for (let pass = 0; pass <= d.spec.steps.length; pass += 1) {
     const step = d.spec.steps[rel.stepIndex];
     if (!step) break;
-    const desired = cumulativeTarget(d, rel.stepIndex, total);
+    const desired = stepTarget(d.spec, rel.stepIndex, total);
     if (rel.stepIndex === d.spec.steps.length - 1 && step.pause.type === 'none' && desired === total && rel.stepState === 'Upgrading') {
       // A last step of every pod with nothing after it is the finish itself: moving pods to 100% is
       // what finalizing does (where a driver may let the native controller do it), so do it once.
@@ -127,14 +118,14 @@ function onDeletePolicy(d: Draft): OnDeletePolicy {
  * What only someone else can do for the batch: the workload's own pause, or, with Manual OnDelete,
  * the user's deletions (the pods still on the old revision, in the order the batch would take them).
  */
-function waitingFor(d: Draft, rel: Release, desired: number): string | null {
-  if (d.view.blocked !== null) return d.view.blocked;
+function waitingFor(d: Draft, rel: Release, desired: number): Waiting | null {
+  if (d.view.blocked !== null) return { kind: 'WorkloadPaused', text: d.view.blocked };
   if (onDeletePolicy(d) !== 'Manual' || d.spec.onDeletePolicy === null) return null;
   const missing = desired - targetOf(d, rel).current;
   if (missing <= 0) return null;
   const pods = d.view.toReplace;
   const shown = pods.length > MAX_PODS_NAMED ? `${pods.slice(0, MAX_PODS_NAMED).join(', ')} and ${pods.length - MAX_PODS_NAMED} more` : pods.join(', ');
-  return `waiting for ${missing} more pod${missing === 1 ? '' : 's'} to be deleted (onDeletePolicy Manual); still on the old revision: ${shown || 'none'}`;
+  return { kind: 'ManualDeletion', text: `waiting for ${missing} more pod${missing === 1 ? '' : 's'} to be deleted (onDeletePolicy Manual); still on the old revision: ${shown || 'none'}` };
 }
 
 /** A waiting reason names at most this many pods (the message stays one line). */
@@ -181,7 +172,8 @@ function checkDeadline(d: Draft, rel: Release): void {
     d.wakeAt(new Date(deadline));
     return;
   }
-  const why = `step ${rel.stepIndex + 1} did not become ready within ${seconds}s`;
+  const blocker = blockerReason(d.view, rel, d.now);
+  const why = `step ${rel.stepIndex + 1} did not become ready within ${seconds}s${blocker ? `: ${blocker.text}` : ''}`;
   if (d.spec.rollbackOnFailure) {
     d.emit(EVENT.ReleaseFailed, `${why}; rolling back to the stable revision`);
     d.startRelease('rollback', rel.stableRevision, rel.stableRevision, { id: rel.id, endPhase: 'Failed' });

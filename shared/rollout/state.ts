@@ -11,6 +11,7 @@ export function initialState(): ReleaseState {
   return {
     phase: 'Healthy',
     message: '',
+    cause: null,
     release: null,
     lastRelease: null,
     userPaused: false,

@@ -1,4 +1,5 @@
 // Domain types of the rollout core. Pure data: no SDK, no I/O. Every other layer speaks these.
+import type { Blocker, Cause } from './cause.ts';
 
 import type { WorkloadKind } from './workloadKinds.ts';
 
@@ -145,8 +146,10 @@ export interface Release {
 
 export interface ReleaseState {
   phase: Phase;
-  /** Human-readable reason for the phase (shown by `rollouts get`). */
+  /** The one-line reason for the phase, naming what blocks (shown by the CLI, the API, the dashboard). */
   message: string;
+  /** The structured half of the reason (cause.ts); null when nothing is waited on. Absent in STATE written before it existed. */
+  cause?: Cause | null;
   release: Release | null;
   /** Last release that ended (for status/history after completion). */
   lastRelease: Release | null;
@@ -255,6 +258,12 @@ export interface WorkloadView {
    * own updateStrategy paused, say); shown in the rollout's message. null when nothing blocks it.
    */
   blocked: string | null;
+  /**
+   * What keeps pods from becoming Available (pods not Ready with their waiting reason, unschedulable
+   * pods, a ReplicaSet that cannot create pods), read only while pods are not all Ready; absent or
+   * [] when nothing blocks or the driver names none. The planner composes the reason from them.
+   */
+  blockers?: Blocker[];
 }
 
 // ---- What the planner decides ------------------------------------------------------------------
@@ -292,6 +301,10 @@ export interface RolloutEvent {
   at: string;
   /** Who caused it, when a command did (the API principal); null for the controller's own moves. */
   by: string | null;
+  /** The rollout's one-line reason after this transition (ReleaseState.message). */
+  reason: string;
+  /** Its structured cause (ReleaseState.cause). */
+  cause: Cause | null;
 }
 
 export interface PlanResult {

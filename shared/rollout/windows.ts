@@ -145,6 +145,14 @@ export function isWindowOpen(windows: readonly ReleaseWindow[], at: Date): boole
  */
 export function nextWindowOpening(windows: readonly ReleaseWindow[], after: Date): Date | null {
   if (isWindowOpen(windows, after)) return new Date(after.getTime());
+  return nextOpeningWindow(windows, after)?.at ?? null;
+}
+
+/**
+ * The next opening after `after` (which is outside every window) and the window that opens then
+ * (the first listed, when several open at once), looking at most WINDOW_SEARCH_DAYS ahead.
+ */
+export function nextOpeningWindow(windows: readonly ReleaseWindow[], after: Date): { at: Date; window: ReleaseWindow } | null {
   const from = after.getTime();
   const to = from + WINDOW_SEARCH_DAYS * DAY;
   const candidates = windows
@@ -152,7 +160,18 @@ export function nextWindowOpening(windows: readonly ReleaseWindow[], after: Date
     .filter((t) => t > from && t <= to)
     .sort((a, b) => a - b);
   const first = candidates.find((t) => isWindowOpen(windows, new Date(t)));
-  return first === undefined ? null : new Date(first);
+  if (first === undefined) return null;
+  const window = windows.find((w) => isOpenIn(w, first)) as ReleaseWindow;
+  return { at: new Date(first), window };
+}
+
+/** An instant as the window's zone reads it, e.g. "Mon 09:00 Europe/Paris". */
+export function wallClockLabel(at: Date, timeZone: string): string {
+  const wall = wallClock(timeZone, at.getTime());
+  const ms = wall - startOfWallDay(wall);
+  const hh = String(Math.floor(ms / HOUR)).padStart(2, '0');
+  const mm = String(Math.floor((ms % HOUR) / MINUTE)).padStart(2, '0');
+  return `${weekdayOfWall(wall)} ${hh}:${mm} ${timeZone}`;
 }
 
 /**

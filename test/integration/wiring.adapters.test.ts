@@ -73,7 +73,7 @@ describe('SqsReconcileQueue', () => {
 
 describe('EventBridge', () => {
   function event(i: number): RolloutEvent {
-    return { type: i % 2 ? 'Batch Ready' : 'Step Started', rollout: web, releaseId: 'r1', phase: 'Progressing', stepIndex: i, message: `event ${i}`, at: '2030-01-01T00:00:00.000Z', by: null };
+    return { type: i % 2 ? 'Batch Ready' : 'Step Started', rollout: web, releaseId: 'r1', phase: 'Progressing', stepIndex: i, message: `event ${i}`, at: '2030-01-01T00:00:00.000Z', by: null, reason: 'step 1/2: moving pods', cause: null };
   }
 
   test('transition events are put ten per request, detail-type = type and detail = the event', async () => {

@@ -105,7 +105,7 @@ export function historyEntry(releaseId: string, seq: number, type = 'Batch Ready
 export function sampleOutbox(key: RolloutKey): Outbox {
   return {
     history: [historyEntry('r1', 3)],
-    events: [{ type: 'Batch Ready', rollout: key, releaseId: 'r1', phase: 'Progressing', stepIndex: 1, message: 'batch 2 ready', at: '2030-01-01T00:05:00.000Z', by: null }],
+    events: [{ type: 'Batch Ready', rollout: key, releaseId: 'r1', phase: 'Progressing', stepIndex: 1, message: 'batch 2 ready', at: '2030-01-01T00:05:00.000Z', by: null, reason: 'step 2/3: moving pods', cause: null }],
   };
 }
 

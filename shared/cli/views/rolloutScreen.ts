@@ -3,8 +3,8 @@
 // text out, so --watch re-renders the same way and tests compare exact text.
 import type { GetResponse } from '../../api/types.ts';
 import type { WorkloadResponse, WorkloadRevision } from '../../api/workloadRoutes.ts';
-import type { ReleaseState } from '../../rollout/types.ts';
 import { batchTarget } from '../../rollout/arithmetic.ts';
+import { revisionTags } from './progress.ts';
 import { renderSteps } from './stepList.ts';
 import { displayStatus } from './symbols.ts';
 import { renderTree } from './workloadTree.ts';
@@ -21,15 +21,6 @@ const LABEL_WIDTH = 17;
 
 function field(label: string, value: string, indent = ''): string {
   return `${`${indent}${label}:`.padEnd(LABEL_WIDTH)}${value}`;
-}
-
-/** Revision id → tag: the release's target is the canary, the revision it started from the stable one. */
-export function revisionTags(state: ReleaseState): Record<string, string> {
-  const rel = state.release;
-  if (!rel) return state.stableRevision ? { [state.stableRevision]: 'stable' } : {};
-  // A rollback or undo moves pods back to a known-good revision: that one is the stable one.
-  if (rel.kind !== 'release') return { [rel.targetRevision]: 'stable' };
-  return { [rel.targetRevision]: 'canary', [rel.stableRevision]: 'stable' };
 }
 
 function percent(part: number, total: number): string {

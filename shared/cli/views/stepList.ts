@@ -5,6 +5,7 @@ import { stepPauseLabel } from '../../rollout/spec.ts';
 import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
 import { formatTable } from '../table.ts';
 import { ICON } from './symbols.ts';
+import { secondsLeft, stepStatus } from './progress.ts';
 
 /** What the current step is doing, e.g. "awaiting approval" or "pausing 60s (42s left)". */
 export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date): string {
@@ -23,8 +24,8 @@ export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date
       return 'ready';
     case 'StepPaused': {
       if (pause?.type !== 'timed') return `awaiting approval (rollouts approve ${spec.name})`;
-      const left = state.nextWakeAt ? Math.ceil((Date.parse(state.nextWakeAt) - now.getTime()) / 1000) : NaN;
-      return `pausing ${pause.seconds}s${Number.isFinite(left) && left > 0 ? ` (${left}s left)` : ''}`;
+      const left = secondsLeft(state.cause?.kind === 'TimedPause' ? state.cause.until : state.nextWakeAt, now);
+      return `pausing ${pause.seconds}s${left !== null ? ` (${left}s left)` : ''}`;
     }
   }
 }
@@ -41,12 +42,12 @@ function currentMark(state: ReleaseState): string {
 /** "Steps:" and one line per step; `replicas` is the workload's N (for the pod counts). */
 export function renderSteps(spec: RolloutSpec, state: ReleaseState, replicas: number | null, now: Date): string {
   const rel = state.release?.kind === 'release' ? state.release : null;
-  const completed = !rel && state.phase === 'Completed' && state.lastRelease?.kind === 'release';
   const rows = spec.steps.map((step, i) => {
     let mark = ' ';
     let note = '';
-    if (completed || (rel && (rel.finalizing || i < rel.stepIndex))) mark = ICON.ok;
-    else if (rel && i === rel.stepIndex) {
+    const status = stepStatus(state, i);
+    if (status === 'done') mark = ICON.ok;
+    else if (status === 'current') {
       mark = currentMark(state);
       note = `◀ ${stepStateLabel(spec, state, now)}`;
     }

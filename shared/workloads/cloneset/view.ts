@@ -13,6 +13,7 @@ import type { Observation } from '../driver.ts';
 import { unavailableFirst } from '../common/deletions.ts';
 import { canonicalJson, images, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { missingView } from '../common/missingView.ts';
+import { podBlockers, replicaFailure } from '../common/blockers.ts';
 import { isPartitionHeld } from '../common/partition.ts';
 import { activePodsOrder } from '../common/podOrder.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
@@ -61,6 +62,8 @@ export function cloneSetView(obs: Observation): WorkloadView {
     blocked: updateStrategyOf(cs).paused === true
       ? 'the CloneSet has spec.updateStrategy.paused: true, so it updates no pod; unpause it to go on'
       : null,
+    // Every pod is listed anyway (the counts come from them): naming the blockers reads nothing more.
+    blockers: [replicaFailure(cs, null) ?? [], podBlockers(pods, revisionOf)].flat(),
   };
 }
 

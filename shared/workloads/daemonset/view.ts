@@ -15,6 +15,7 @@ import type { Observation } from '../driver.ts';
 import { unavailableFirst } from '../common/deletions.ts';
 import { canonicalJson, images, num, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { missingView } from '../common/missingView.ts';
+import { podBlockers } from '../common/blockers.ts';
 import { isPartitionHeld, rollingUpdatePartition } from '../common/partition.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
 import { controlledPods, isObserved, isTerminating, ownedRevisions, revisionNumberOf, revisionStoring, revisionViews, storedTemplate } from '../common/revisions.ts';
@@ -62,6 +63,8 @@ export function daemonSetView(obs: Observation, flavor: DaemonSetFlavor): Worklo
     nextAvailableAt: nextAvailableAt(pods, minReady, now),
     toReplace: unavailableFirst(pods.filter((p) => podRevision(p) !== template).sort(byNodeDescending), available).map((p) => p.metadata.name),
     blocked: flavor.blocked(ds),
+    // Every pod is listed anyway (the counts come from them): naming the blockers reads nothing more.
+    blockers: podBlockers(pods, podRevision),
   };
 }
 

@@ -7,19 +7,20 @@ import type { KubeObject } from '../../kube/types.ts';
 import type { ClusterClient } from '../../kube/cluster.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec, templateOf } from '../common/objects.ts';
+import { num, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { inTakeover, userStrategy } from './deploymentObjects.ts';
 import { describeOriginals, readOriginals } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
 import { revisionId } from './revision.ts';
-import { deploymentView, ownedReplicaSets } from './view.ts';
+import { deploymentView, ownedReplicaSets, strategyInFlight } from './view.ts';
 import { deploymentWrites } from './writes.ts';
 import { deploymentWatches } from './watches.ts';
 
 /**
  * One GET and one LIST of ReplicaSets: their status carries every count the planner needs, so a
  * no-op pass reads no more. Pods are listed only while a MinReadySeconds release has a non-zero
- * original minReadySeconds (availability must then be judged pod by pod against it), and the name
+ * original minReadySeconds (availability must then be judged pod by pod against it) or while a
+ * release has pods that are not Ready (to name what blocks them, podsNotReady), and the name
  * of a ReplicaSet the Partition strategy is about to create is read once, to catch a collision.
  */
 async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation> {
@@ -34,12 +35,26 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
     wantPods ? cluster.list('v1', 'Pod', namespace, selector) : Promise.resolve([]),
   ]);
   const obs: Observation = { ...base, workload, children, pods };
+  if (!wantPods && selector !== '' && podsNotReady(workload, children)) obs.pods = await cluster.list('v1', 'Pod', namespace, selector);
   const pending = pendingReplicaSetName(obs, originals.state === 'absent');
   if (pending !== null) {
     const holder = await cluster.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: pending });
     if (holder) obs.others = [holder];
   }
   return obs;
+}
+
+/**
+ * Pods are read to name what blocks (shared/workloads/common/blockers.ts) only when a release may be
+ * in flight (the Deployment is unpaused, carries a strategy's marks, or has several active
+ * ReplicaSets) and a ReplicaSet reports pods that are not Ready: a Deployment at rest, or a batch
+ * whose pods are all Ready, reads no more than before.
+ */
+function podsNotReady(d: KubeObject, children: KubeObject[]): boolean {
+  const owned = ownedReplicaSets({ namespace: '', ref: { apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name }, workload: d, children, pods: [] });
+  const active = owned.filter((rs) => num(spec(rs).replicas, 1) > 0);
+  const releasing = spec(d).paused !== true || strategyInFlight(d) !== null || active.length > 1;
+  return releasing && owned.some((rs) => num(status(rs).replicas) > num(status(rs).readyReplicas) || num(spec(rs).replicas, 1) > num(status(rs).replicas));
 }
 
 /** The name a Partition release would create for the template, when it has no ReplicaSet yet and the Deployment is held by pausing. */

@@ -12,6 +12,8 @@ import type { Observation } from '../driver.ts';
 import { MAX_INT32, ORIGINAL_STRATEGY, inTakeover, revisionNumber, strategyOf, userStrategy, type Strategy } from './deploymentObjects.ts';
 import { condition, images, isControlledBy, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
+import { podBlockers, replicaFailure } from '../common/blockers.ts';
+import type { Blocker } from '../../rollout/cause.ts';
 import { readOriginals, type OriginalsRead } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
 import { activePodsOrder } from '../common/podOrder.ts';
@@ -20,7 +22,7 @@ import { revisionId } from './revision.ts';
 const MISSING: WorkloadView = {
   kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
   observed: true, nativeComplete: false, maxSurge: 0, maxUnavailable: 0, problems: [], strategy: null, nextAvailableAt: null,
-  toReplace: [], blocked: null,
+  toReplace: [], blocked: null, blockers: [],
 };
 
 export function deploymentView(obs: Observation): WorkloadView {
@@ -52,6 +54,7 @@ export function deploymentView(obs: Observation): WorkloadView {
     nextAvailableAt: counting.pods ? nextAvailableAt(counting.pods, counting.minReadySeconds, counting.now) : null,
     toReplace: oldPods(obs, owned, templateRevision),
     blocked: null,
+    blockers: blockers(obs, owned),
   };
 }
 
@@ -64,6 +67,17 @@ function oldPods(obs: Observation, owned: KubeObject[], templateRevision: string
   const old = new Set(owned.filter((rs) => revisionId(templateOf(rs)) !== templateRevision).map((rs) => rs.metadata.uid));
   const pods = obs.pods.filter((p) => !p.metadata.deletionTimestamp && (p.metadata.ownerReferences ?? []).some((o) => o.controller === true && old.has(o.uid)));
   return activePodsOrder(pods, { deletionCost: true }).map((p) => p.metadata.name);
+}
+
+/** Pods (when observe read them) and ReplicaSets that keep the batch from becoming Available, with their revision. */
+function blockers(obs: Observation, owned: KubeObject[]): Blocker[] {
+  const revisionOf = (rs: KubeObject) => revisionId(templateOf(rs));
+  const failures = owned.flatMap((rs) => replicaFailure(rs, revisionOf(rs)) ?? []);
+  const pods = podBlockers(obs.pods, (pod) => {
+    const rs = owned.find((r) => isControlledBy(pod, r));
+    return rs ? revisionOf(rs) : null;
+  });
+  return [...failures, ...pods];
 }
 
 /** ReplicaSets the Deployment controls, plus orphans its selector matches (it would adopt them). */

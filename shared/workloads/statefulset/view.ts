@@ -14,6 +14,7 @@ import type { Observation } from '../driver.ts';
 import { missingView } from '../common/missingView.ts';
 import { isAvailable, nextAvailableAt } from '../common/pods.ts';
 import { isPartitionHeld } from '../common/partition.ts';
+import { podBlockers, replicaFailure } from '../common/blockers.ts';
 import { unavailableFirst } from '../common/deletions.ts';
 import { canonicalJson, images, num, replicasOf, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { revisionStoring, revisionViews } from '../common/revisions.ts';
@@ -60,6 +61,8 @@ export function statefulSetView(obs: Observation, flavor: StatefulSetFlavor = NA
     nextAvailableAt: nextAvailableAt(pods, minReady, now),
     toReplace: unavailableFirst(pods.filter((p) => podRevision(p) !== template).sort(byOrdinalDescending(set.metadata.name)), available).map((p) => p.metadata.name),
     blocked: flavor.blocked(set),
+    // Every pod is listed anyway (the counts come from them): naming the blockers reads nothing more.
+    blockers: [replicaFailure(set, null) ?? [], podBlockers(pods, podRevision)].flat(),
   };
 }
 

@@ -15,6 +15,8 @@ export class WorkloadSim {
   revisions: SimRevision[] = [];
   /** Revisions whose pods never become ready. */
   readonly neverReady = new Set<string>();
+  /** Contract problems the view reports (the rollout is Degraded while any is set). */
+  problems: string[] = [];
   maxSurge: IntOrPercent = '25%';
   maxUnavailable: IntOrPercent = '25%';
   /** Lowest availability seen while pods moved, to check the maxUnavailable budget. */
@@ -39,7 +41,7 @@ export class WorkloadSim {
     return {
       kind: 'Deployment', exists: true, replicas: this.replicas, templateRevision: this.template, revisions,
       held: this.held, observed: true, nativeComplete: !this.held && this.nativeDone,
-      maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable, problems: [], strategy: null, nextAvailableAt: null, toReplace: [], blocked: null,
+      maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable, problems: [...this.problems], strategy: null, nextAvailableAt: null, toReplace: [], blocked: null,
     };
   }
 

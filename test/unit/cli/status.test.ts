@@ -11,7 +11,7 @@ import { LOCAL_KEY, harness, type Harness } from './cliHarness.ts';
 
 function status(over: Partial<StatusResponse>): StatusResponse {
   return {
-    rollout: LOCAL_KEY, phase: 'Healthy', message: '', step: null, release: null, lastRelease: null, releaseId: null,
+    rollout: LOCAL_KEY, phase: 'Healthy', message: '', cause: null, step: null, release: null, lastRelease: null, releaseId: null,
     revisions: { stable: 'rev-a', target: null }, paused: { user: false, spec: false }, pendingCommands: [], removing: false,
     nextWakeAt: null, specVersion: 1, version: 3, settled: true, ...over,
   };

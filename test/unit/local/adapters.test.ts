@@ -38,7 +38,7 @@ describe('local adapters', () => {
   test('transitions are printed one line each', async () => {
     const lines: string[] = [];
     await printingPublisher((l) => lines.push(l)).publish([
-      { type: 'Batch Ready', rollout: { cluster: 'local', namespace: 'default', name: 'web' }, releaseId: 'r1', phase: 'Progressing', stepIndex: 0, message: 'step 1: 1 of 10 pods ready', at: NOW.toISOString(), by: null },
+      { type: 'Batch Ready', rollout: { cluster: 'local', namespace: 'default', name: 'web' }, releaseId: 'r1', phase: 'Progressing', stepIndex: 0, message: 'step 1: 1 of 10 pods ready', at: NOW.toISOString(), by: null, reason: 'step 1/3: ready', cause: null },
     ]);
     assert.deepEqual(lines, ['event Batch Ready: default/web r1 step 1 → Progressing: step 1: 1 of 10 pods ready']);
   });

@@ -3,7 +3,9 @@
 // the copies the build script keeps), with two changes for tests:
 //  - pod-ready waits `podReadyDelayMs` after the pod is scheduled (slow starts, real-time
 //    minReadySeconds) and skips pods labelled never-ready;
-//  - pod-running-never-ready makes labelled pods Running with Ready=False, forever.
+//  - pod-running-never-ready makes labelled pods Running with Ready=False, forever;
+//  - pod-image-pull-backoff leaves pods whose image has the tag `missing` Pending in ImagePullBackOff,
+//    with a kubelet-like message, forever (what a release of an image that does not exist looks like).
 // A second --config (kwok-inplace-and-exec.yaml) adds what a kubelet does for OpenKruise in-place
 // updates and runs `kubectl exec` commands on this host.
 import fs from 'node:fs';
@@ -16,6 +18,10 @@ export const NEVER_READY_LABEL = 'test.rollouts/never-ready';
 /** Nodes kwok manages carry this annotation (kwok.x-k8s.io/node=fake). */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 export const KWOK_NODE_ANNOTATION_VALUE = 'fake';
+
+/** Images with this tag (e.g. registry.invalid/web:missing) never pull: the pod stays in ImagePullBackOff. */
+export const UNPULLABLE_TAG = 'missing';
+const UNPULLABLE_KEY = `([.spec.containers[].image | endswith(":${UNPULLABLE_TAG}")] | any)`;
 
 const DEFAULT_STAGE_FILES = ['node-initialize', 'node-heartbeat-with-lease', 'pod-ready', 'pod-complete', 'pod-delete'];
 const NEVER_READY_KEY = `.metadata.labels["${NEVER_READY_LABEL}"]`;
@@ -71,6 +77,39 @@ phase: Running
 startTime: {{ $now | Quote }}
 `;
 
+// A kubelet that cannot pull: the sandbox runs (pod IP), every container waits in ImagePullBackOff.
+const IMAGE_PULL_BACKOFF_STATUS_TEMPLATE = `{{ $now := Now }}
+conditions:
+- lastTransitionTime: {{ $now | Quote }}
+  status: "True"
+  type: Initialized
+- lastTransitionTime: {{ $now | Quote }}
+  status: "False"
+  type: Ready
+  reason: ContainersNotReady
+  message: "containers with unready status: [{{ range $i, $c := .spec.containers }}{{ if $i }} {{ end }}{{ $c.name }}{{ end }}]"
+- lastTransitionTime: {{ $now | Quote }}
+  status: "False"
+  type: ContainersReady
+  reason: ContainersNotReady
+containerStatuses:
+{{ range .spec.containers }}
+- image: {{ .image | Quote }}
+  name: {{ .name | Quote }}
+  ready: false
+  started: false
+  restartCount: 0
+  state:
+    waiting:
+      reason: ImagePullBackOff
+      message: {{ printf "Back-off pulling image \\"%s\\": ErrImagePull: %s: not found" .image .image | Quote }}
+{{ end }}
+hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+phase: Pending
+startTime: {{ $now | Quote }}
+`;
+
 export interface KwokConfigOptions {
   stagesDir: string;
   podReadyDelayMs: number;
@@ -91,16 +130,29 @@ export function kwokStages(stagesDir: string, podReadyDelayMs: number): Stage[] 
   };
   neverReady.spec.next = { statusTemplate: NEVER_READY_STATUS_TEMPLATE };
 
+  const pullBackOff = structuredClone(podReady);
+  pullBackOff.metadata.name = 'pod-image-pull-backoff';
+  pullBackOff.spec.selector = {
+    matchExpressions: [...(podReady.spec.selector?.matchExpressions ?? []), { key: UNPULLABLE_KEY, operator: 'In', values: ['true'] }],
+  };
+  pullBackOff.spec.next = { statusTemplate: IMAGE_PULL_BACKOFF_STATUS_TEMPLATE };
+  neverReady.spec.selector.matchExpressions?.push({ key: UNPULLABLE_KEY, operator: 'NotIn', values: ['true'] });
+
   // A missing label matches NotIn (kwok treats a null jq result as "not in the set").
   podReady.spec.selector = {
-    matchExpressions: [...(podReady.spec.selector?.matchExpressions ?? []), { key: NEVER_READY_KEY, operator: 'NotIn', values: ['true'] }],
+    matchExpressions: [
+      ...(podReady.spec.selector?.matchExpressions ?? []),
+      { key: NEVER_READY_KEY, operator: 'NotIn', values: ['true'] },
+      { key: UNPULLABLE_KEY, operator: 'NotIn', values: ['true'] },
+    ],
   };
   if (podReadyDelayMs > 0) {
     // kwok starts the delay when it sees the pod bound to one of its nodes, i.e. once scheduled.
     podReady.spec.delay = { durationMilliseconds: podReadyDelayMs };
     neverReady.spec.delay = { durationMilliseconds: podReadyDelayMs };
+    pullBackOff.spec.delay = { durationMilliseconds: podReadyDelayMs };
   }
-  return [...stages, neverReady];
+  return [...stages, neverReady, pullBackOff];
 }
 
 export function writeKwokConfig(file: string, options: KwokConfigOptions): void {

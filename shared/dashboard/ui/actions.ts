@@ -1,0 +1,59 @@
+// The command buttons. Approve, abort, retry and undo move pods, so each asks for confirmation in a
+// dialog first; pause and resume are sent at once. A button that does not fit the state is disabled
+// (the API would answer that the command was ignored).
+import { useState } from 'preact/hooks';
+import type { ReleaseState, RolloutKey } from '../../rollout/types.ts';
+import type { DashboardVerb } from '../types.ts';
+import { dashboardApi } from './api.ts';
+import { html } from './html.ts';
+
+interface Action {
+  verb: DashboardVerb;
+  label: string;
+  /** What the dialog asks; absent: sent without asking. */
+  confirm?: (key: RolloutKey, state: ReleaseState) => string;
+  enabled: (state: ReleaseState) => boolean;
+}
+
+const awaitingApproval = (s: ReleaseState) => s.release?.kind === 'release' && s.release.stepState === 'StepPaused' && !s.release.finalizing && s.release.failure === null;
+
+const ACTIONS: readonly Action[] = [
+  { verb: 'approve', label: 'Approve', enabled: awaitingApproval, confirm: (k, s) => `Approve step ${(s.release?.stepIndex ?? 0) + 1} of ${k.name}? The release moves on to the next batch.` },
+  { verb: 'pause', label: 'Pause', enabled: (s) => !s.userPaused },
+  { verb: 'resume', label: 'Resume', enabled: (s) => s.userPaused },
+  { verb: 'abort', label: 'Abort', enabled: (s) => s.release?.kind === 'release', confirm: (k) => `Abort the release of ${k.name}? Every pod returns to the stable revision.` },
+  { verb: 'retry', label: 'Retry', enabled: (s) => s.release?.failure != null, confirm: (k) => `Retry the failed batch of ${k.name}?` },
+  { verb: 'undo', label: 'Undo', enabled: (s) => s.stableRevision !== null, confirm: (k) => `Undo ${k.name} to its previous revision? Its pods are replaced.` },
+];
+
+export function Actions({ rolloutKey, state, onDone }: { rolloutKey: RolloutKey; state: ReleaseState; onDone: () => void }) {
+  const [asking, setAsking] = useState<Action | null>(null);
+  const [note, setNote] = useState<{ text: string; bad: boolean } | null>(null);
+  const send = async (a: Action) => {
+    setAsking(null);
+    try {
+      const res = await dashboardApi.command(rolloutKey, a.verb);
+      setNote({ text: res.duplicate ? `${a.verb} was already recorded` : `${a.verb} recorded`, bad: false });
+    } catch (err) {
+      setNote({ text: `${a.verb} failed: ${err instanceof Error ? err.message : String(err)}`, bad: true });
+    }
+    onDone();
+  };
+  return html`
+    <div class="actions" data-testid="actions">
+      ${ACTIONS.map((a) => html`
+        <button type="button" class=${`action action-${a.verb}`} data-verb=${a.verb} disabled=${!a.enabled(state)}
+          onClick=${() => (a.confirm ? setAsking(a) : void send(a))}>${a.label}</button>`)}
+      ${note ? html`<span class=${note.bad ? 'note problem' : 'note'} role="status">${note.text}</span>` : null}
+      ${asking ? html`
+        <div class="dialog-backdrop">
+          <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-text" data-testid="confirm">
+            <p id="confirm-text">${asking.confirm?.(rolloutKey, state)}</p>
+            <div class="dialog-buttons">
+              <button type="button" data-testid="confirm-cancel" onClick=${() => setAsking(null)}>Cancel</button>
+              <button type="button" class=${`primary action-${asking.verb}`} data-testid="confirm-ok" onClick=${() => void send(asking)}>${asking.label}</button>
+            </div>
+          </div>
+        </div>` : null}
+    </div>`;
+}

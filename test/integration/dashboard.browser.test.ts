@@ -1,0 +1,113 @@
+// The dashboard in a real browser (Debian's Chromium driven by playwright-core) against local mode on
+// the sandbox, as a user works with it: `rollouts serve --sandbox` and `rollouts dashboard` as child
+// processes, the release started from the CLI, Approve and Abort clicked on the page. The page is
+// loaded once: every change after that must arrive by itself (its polling), never by a reload.
+// A screenshot of each stage goes to a temporary directory (printed as a diagnostic); with
+// ROLLOUTS_UPDATE_SCREENSHOT=1 the "awaiting approval" one also replaces docs/dashboard.png.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchChromium, type ChromiumInfo } from '../support/browser.ts';
+import { REPO_ROOT } from '../support/cliProcess.ts';
+import { DashboardProcess } from '../support/dashboardProcess.ts';
+import { ServeProcess, cleanEnv, rolloutsAt } from '../support/localModeProcess.ts';
+import { waitFor } from '../support/wait.ts';
+
+const home = mkdtempSync(path.join(tmpdir(), 'rollouts-dashboard-'));
+const shots = mkdtempSync(path.join(tmpdir(), 'rollouts-dashboard-shots-'));
+const env = cleanEnv({ ROLLOUTS_HOME: home });
+const rollouts = (...args: string[]) => rolloutsAt(home, env, ...args);
+
+let serve: ServeProcess;
+let dashboard: DashboardProcess;
+let chromium: ChromiumInfo;
+let page: Page;
+
+async function screenshot(name: string): Promise<string> {
+  const file = path.join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Pods of the revision tree on the page, per image. */
+async function podsOnPage(): Promise<Record<string, number>> {
+  const images = await page.locator('[data-testid="pod"]').evaluateAll((pods) => pods.map((p) => p.getAttribute('data-image') ?? ''));
+  const out: Record<string, number> = {};
+  for (const image of images) out[image] = (out[image] ?? 0) + 1;
+  return out;
+}
+
+describe('the dashboard in Chromium, against local mode', () => {
+  before(async () => {
+    serve = await ServeProcess.start(home, ['--sandbox', '--fresh', '--pod-ready-ms', '300'], env);
+    const applied = await rollouts('apply', '-f', 'examples/rollout.yaml');
+    assert.equal(applied.code, 0, applied.err);
+    await waitFor(async () => JSON.parse((await rollouts('get', 'web', '-o', 'json')).out).state.stableRevision, { message: 'web to be adopted', timeoutMs: 60_000, intervalMs: 300 });
+    dashboard = await DashboardProcess.start([], env);
+    chromium = await launchChromium();
+    page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  });
+
+  after(async () => {
+    await chromium?.browser.close();
+    const code = await dashboard?.stop();
+    await serve?.interrupt();
+    rmSync(home, { recursive: true, force: true });
+    assert.equal(code, 0, dashboard?.log());
+  });
+
+  test('lists the rollouts, with phase, step and reason', async (t) => {
+    await page.goto(dashboard.url);
+    const row = page.locator('[data-testid="rollout-row"][data-rollout="local/default/web"]');
+    await row.waitFor();
+    assert.match(await row.innerText(), /Deployment\/web\s+✔ Healthy\s+-\s+stable at revision \S+/);
+    // Set once: it would be gone after a reload.
+    await page.evaluate(() => Object.assign(globalThis, { loadedOnce: true }));
+    t.diagnostic(`screenshot: ${await screenshot('1-list')}`);
+  });
+
+  test('a release started from the CLI shows step 1 waiting for approval, with the reason', async (t) => {
+    await page.locator('a', { hasText: 'web' }).first().click();
+    const released = await rollouts('release', 'web', '--image', 'app=nginx:1.28');
+    assert.equal(released.code, 0, released.err);
+    await page.locator('[data-testid="step-1"][data-status="current"]').waitFor({ timeout: 60_000 });
+    const reason = page.locator('.status [data-testid="reason"]');
+    await waitFor(async () => /awaiting approval/.test(await reason.innerText()), { message: 'the page to show the approval', timeoutMs: 60_000 });
+    const stored = JSON.parse((await rollouts('get', 'web', '-o', 'json')).out).state;
+    assert.equal(await reason.innerText(), stored.message, 'the page shows the stored reason');
+    assert.equal(stored.message, `step 1/3: awaiting approval since ${stored.release.stepReadyAt.replace(/\.\d{3}Z$/, 'Z')} (rollouts approve web)`);
+    assert.equal(await page.locator('[data-testid="cause-kind"]').innerText(), 'Approval');
+    assert.equal((await podsOnPage())['nginx:1.28'], 1, 'one canary pod in the tree');
+    const file = await screenshot('2-awaiting-approval');
+    if (process.env.ROLLOUTS_UPDATE_SCREENSHOT === '1') copyFileSync(file, path.join(REPO_ROOT, 'docs/dashboard.png'));
+    t.diagnostic(`screenshot: ${file}`);
+  });
+
+  test('Approve asks for confirmation, then step 2 begins without a reload', async (t) => {
+    await page.locator('button[data-verb="approve"]').click();
+    const dialog = page.locator('[data-testid="confirm"]');
+    assert.match(await dialog.innerText(), /Approve step 1 of web\?/);
+    t.diagnostic(`screenshot: ${await screenshot('3-confirm-approve')}`);
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await page.locator('[data-testid="step-2"][data-status="current"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="step-1"][data-status="done"]').waitFor();
+    await waitFor(async () => (await podsOnPage())['nginx:1.28'] === 5, { message: 'half the pods on the new image in the tree', timeoutMs: 60_000 });
+    assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
+    t.diagnostic(`screenshot: ${await screenshot('4-step-2')}`);
+  });
+
+  test('Abort asks for confirmation, then every pod returns to the stable revision', async (t) => {
+    await page.locator('button[data-verb="abort"]').click();
+    assert.match(await page.locator('[data-testid="confirm"]').innerText(), /Every pod returns to the stable revision/);
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await page.locator('[data-testid="status"]', { hasText: 'Aborted' }).waitFor({ timeout: 60_000 });
+    await waitFor(async () => JSON.stringify(await podsOnPage()) === JSON.stringify({ 'nginx:1.27': 10 }), { message: 'every pod back on nginx:1.27 in the tree', timeoutMs: 60_000 });
+    assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
+    const history = await page.locator('[data-testid="history"]').innerText();
+    for (const event of ['Step Approved', 'Rollback Started', 'Release Aborted']) assert.match(history, new RegExp(event));
+    t.diagnostic(`screenshot: ${await screenshot('5-aborted')}`);
+  });
+});
