@@ -1,8 +1,12 @@
-// `rollouts status web [--timeout 10m]`: wait for the release to end, for CI pipelines. Prints a line
-// whenever the status changes; exit code 0 only when the release Completed, 1 when it failed, was
-// aborted or degraded, or the timeout passed first.
+// `rollouts status web [--timeout 10m]`: wait for the release to end, for CI pipelines. Shows the
+// step, the pods moved of the batch and the reason: one line redrawn in place on a terminal, a line
+// per change otherwise; exit code 0 only when the release Completed, 1 when it failed, was aborted
+// or degraded, or the timeout passed first.
 import { Option, type Command } from 'commander';
 import type { StatusResponse } from '../../api/types.ts';
+import type { RolloutKey } from '../../rollout/types.ts';
+import { ApiError, type ApiClient } from '../client.ts';
+import { batchProgress, type BatchProgress } from '../views/progress.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';
@@ -35,9 +39,33 @@ export function statusVerdict(s: StatusResponse): Verdict {
   return null;
 }
 
-/** One progress line; the message already names the step ("step 2/3: moving pods"). */
-export function statusLine(s: StatusResponse): string {
-  return `${phaseIcon(s.phase)} ${s.phase}: ${s.message}`;
+/**
+ * One progress line: the phase, the reason (which names the step and what blocks it), and while
+ * pods move, how many of the batch have: "◌ Progressing: step 2/3: moving pods · 3/5 pods of step 2/3".
+ */
+export function statusLine(s: StatusResponse, progress: BatchProgress | null = null): string {
+  const pods = progress ? ` · ${progress.moved}/${progress.batch} pods of step ${progress.step}/${progress.steps}` : '';
+  return `${phaseIcon(s.phase)} ${s.phase}: ${s.message}${pods}`;
+}
+
+/** Pods move while a batch is upgrading or verifying, while finishing, and while rolling back. */
+function podsMoving(s: StatusResponse): boolean {
+  return s.release !== null && s.release.failure === null && (s.release.finalizing || s.step?.state === 'Upgrading' || s.step?.state === 'Verifying');
+}
+
+/**
+ * The batch's pod counts, read from the live workload only while pods move (a long approval wait
+ * reads no cluster); null when the API cannot show the workload (no cluster access, 503).
+ */
+async function progressOf(client: ApiClient, key: RolloutKey, s: StatusResponse): Promise<BatchProgress | null> {
+  if (!podsMoving(s)) return null;
+  try {
+    const [rollout, workload] = await Promise.all([client.get(key), client.workload(key)]);
+    return batchProgress(rollout.spec, rollout.state, workload);
+  } catch (err) {
+    if (err instanceof ApiError) return null;
+    throw err;
+  }
 }
 
 async function status(name: string, flags: StatusFlags, io: CliIO): Promise<void> {
@@ -47,13 +75,18 @@ async function status(name: string, flags: StatusFlags, io: CliIO): Promise<void
     const started = rt.now().getTime();
     const interrupted = new AbortController();
     const stopListening = rt.onInterrupt(() => interrupted.abort());
+    // On a terminal the line is redrawn in place; otherwise (a CI log, a pipe) each change is a line.
+    const redraw = rt.isTTY && flags.output !== 'json';
     let last = '';
+    const show = (line: string): void => {
+      if (line === last) return;
+      progress(redraw ? `\r\x1b[K${line}` : `${line}\n`);
+      last = line;
+    };
     try {
       for (;;) {
         const s = await client.status(key);
-        const line = statusLine(s);
-        if (line !== last) progress(`${line}\n`);
-        last = line;
+        show(statusLine(s, await progressOf(client, key, s)));
         const verdict = statusVerdict(s);
         if (verdict !== null) {
           if (flags.output === 'json') io.out(`${JSON.stringify(s, null, 2)}\n`);
@@ -69,6 +102,8 @@ async function status(name: string, flags: StatusFlags, io: CliIO): Promise<void
       }
     } finally {
       stopListening();
+      // The redrawn line ends before anything else is printed.
+      if (redraw && last !== '') progress('\n');
     }
   });
 }

@@ -42,6 +42,8 @@ export interface Harness {
   onSleep: (() => Promise<void>) | null;
   /** When set, fetch fails like an unreachable server. */
   unreachable: boolean;
+  /** stdout is a terminal (default false). */
+  tty: boolean;
   cli(...argv: string[]): Promise<CliResult>;
   /** Applies rollout.yaml and stores `state` as if a reconcile had written it. */
   seed(state: ReleaseState): Promise<void>;
@@ -56,6 +58,7 @@ export function harness(overrides: Partial<ApiDeps> = {}): Harness {
     requests: [],
     onSleep: null,
     unreachable: false,
+    tty: false,
     async cli(...argv) {
       const out: string[] = [];
       const err: string[] = [];
@@ -70,7 +73,7 @@ export function harness(overrides: Partial<ApiDeps> = {}): Harness {
           // Yield to the event loop as a real sleep does (a response body is read in a macrotask).
           await new Promise((resolve) => setImmediate(resolve));
         },
-        isTTY: false,
+        isTTY: h.tty,
         onInterrupt: () => () => {},
       };
       const io: RuntimeIO = {
