@@ -71,7 +71,13 @@ export class Draft {
       id = `r${s.releaseSeq}`;
     }
     const notBefore = kind === 'release' ? latest(this.spec.startAt, s.scheduledStartAt) : null;
-    if (kind === 'release') s.scheduledStartAt = null;
+    // Who asked for the release travels with it (the four-eyes rule compares approvers against it).
+    const requestedBy = kind === 'release' ? (s.requestedBy ?? null) : (s.release?.requestedBy ?? null);
+    if (kind === 'release') {
+      s.scheduledStartAt = null;
+      s.requestedBy = null;
+    }
+    s.refusal = null;
     const now = this.now.toISOString();
     const release: Release = {
       id,
@@ -93,6 +99,7 @@ export class Draft {
       // What the workload carries wins (the truth after a lost STATE), then the release this one
       // replaces (an abort keeps its strategy), then the spec.
       strategy: this.view.strategy ?? s.release?.strategy ?? this.spec.deploymentStrategy ?? null,
+      requestedBy,
     };
     s.release = release;
     return release;

@@ -9,6 +9,7 @@ export function describe(spec: RolloutSpec, s: ReleaseState, now: Date): string 
   if (spec.paused) return 'paused by spec.strategy.paused';
   if (s.userPaused) return rel ? `paused at step ${rel.stepIndex + 1}/${spec.steps.length}` : 'paused: the next release will wait for resume';
   if (!rel) {
+    if (s.refusal) return s.refusal;
     const last = s.lastRelease;
     if (!last) return s.stableRevision ? `stable at revision ${s.stableRevision}` : 'waiting for the workload to finish its native rollout';
     return `${last.kind} ${last.id} ${s.phase.toLowerCase()}: stable at revision ${s.stableRevision}`;

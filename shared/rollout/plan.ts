@@ -3,11 +3,11 @@
 // the reconcile pipeline observes, calls it, applies the actions and persists nextState.
 import { applyCommands } from './commands.ts';
 import { Draft } from './draft.ts';
-import { EVENT } from './events.ts';
+import { EVENT, rolloutEvent } from './events.ts';
 import { describe } from './message.ts';
 import { progress } from './progression.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
-import type { Command, PlanResult, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
+import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
 
 export function plan(
   spec: RolloutSpec,
@@ -151,4 +151,17 @@ function finish(d: Draft, opts: { degraded?: boolean } = {}): PlanResult {
   // Events carry the phase the rollout is in after this plan.
   const events = d.events.map((e) => ({ ...e, phase: s.phase }));
   return { actions: d.actions, nextState: s, wakeAt, requeueSeconds: d.requeueSeconds, events, removed: false };
+}
+
+/**
+ * A pass that cannot go on for a reason running again will not fix (a TerminalError: no driver, an
+ * invalid stored spec, an unregistered cluster, a missing permission, a write the apiserver refuses):
+ * Degraded with the reason, commands and release kept for when it is fixed. null when the rollout
+ * already says exactly that (nothing to write).
+ */
+export function planDegraded(key: RolloutKey, state: ReleaseState, now: Date, reason: string): { nextState: ReleaseState; events: RolloutEvent[] } | null {
+  if (state.phase === 'Degraded' && state.message === reason) return null;
+  const nextState: ReleaseState = { ...structuredClone(state), phase: 'Degraded', message: reason };
+  const releaseId = state.release?.id ?? state.lastRelease?.id ?? null;
+  return { nextState, events: [rolloutEvent(key, EVENT.Degraded, { releaseId, phase: 'Degraded', stepIndex: state.release?.stepIndex ?? null, message: reason, at: now })] };
 }
