@@ -10,7 +10,8 @@
 //   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
+import { localDynamoClient, startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
+import { ensureTable } from '../adapters/dynamodb/table.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
 import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from '../adapters/kubernetes/kubeconfigProvider.ts';
 import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
@@ -64,6 +65,11 @@ export interface LocalModeOptions {
    * resync, the requeues and the wake-ups. For tests of that backstop (`serve --no-watch`).
    */
   watch?: boolean;
+  /**
+   * A DynamoDB endpoint to keep the rollouts in (DynamoDB Local, LocalStack, a test's dynalite behind
+   * a fault proxy) instead of the embedded one; the table is created there if missing.
+   */
+  dynamodbEndpoint?: string;
   clock?: Clock;
 }
 
@@ -106,10 +112,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const target = await chooseCluster(opts, paths, log);
     if (target.sandbox) cleanups.push({ what: 'sandbox control plane', run: () => target.sandbox!.stop() });
 
-    const dynamoPath = target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb;
-    if (opts.fresh) await rm(dynamoPath, { recursive: true, force: true });
-    const dynamo = await startEmbeddedDynamo({ path: dynamoPath, tableName: TABLE_NAME });
-    cleanups.push({ what: 'embedded DynamoDB', run: () => dynamo.stop() });
+    const dynamo = await openDynamo(opts, target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb);
+    cleanups.push({ what: 'DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
     const clusters = new KubeconfigClusterProvider({ ...target.engine, meter });
@@ -187,6 +191,17 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     await stopAll().catch((stopErr: unknown) => log(String(stopErr)));
     throw err;
   }
+}
+
+/** The embedded DynamoDB under the data directory, or the client of a given endpoint. */
+async function openDynamo(opts: LocalModeOptions, dataPath: string): Promise<{ client: ReturnType<typeof localDynamoClient>; stop(): Promise<void> }> {
+  if (opts.dynamodbEndpoint !== undefined) {
+    const client = localDynamoClient(opts.dynamodbEndpoint);
+    await ensureTable(client, TABLE_NAME);
+    return { client, stop: async () => client.destroy() };
+  }
+  if (opts.fresh) await rm(dataPath, { recursive: true, force: true });
+  return startEmbeddedDynamo({ path: dataPath, tableName: TABLE_NAME });
 }
 
 interface ClusterTarget {

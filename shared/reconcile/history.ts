@@ -16,5 +16,6 @@ export function historyEntries(events: RolloutEvent[], version: number): History
     stepIndex: e.stepIndex,
     message: e.message,
     by: e.by ?? null,
+    ...(e.commandId ? { commandId: e.commandId } : {}),
   }));
 }

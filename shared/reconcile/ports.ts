@@ -42,6 +42,8 @@ export interface HistoryEntry {
   stepIndex: number | null;
   message: string;
   by: string | null;
+  /** The command that caused it, if one did. */
+  commandId?: string | null;
 }
 
 /** Side effects recorded atomically with a STATE write, flushed after it (transactional outbox). */

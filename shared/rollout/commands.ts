@@ -13,7 +13,9 @@ export function applyCommands(d: Draft, commands: Command[]): void {
   const s = d.state;
   for (const cmd of commands) {
     if (s.appliedCommandIds.includes(cmd.id)) continue;
+    d.commandId = cmd.id;
     applyOne(d, cmd);
+    d.commandId = null;
     s.appliedCommandIds = [...s.appliedCommandIds, cmd.id].slice(-APPLIED_COMMAND_MEMORY);
   }
   const consumed = new Set(s.appliedCommandIds);

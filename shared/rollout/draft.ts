@@ -28,6 +28,9 @@ export class Draft {
     return this.state.release;
   }
 
+  /** The command being applied: the events it causes carry its id. */
+  commandId: string | null = null;
+
   /** Record a transition; `by` names the principal when a command caused it. */
   emit(type: EventType, message: string, by: string | null = null): void {
     const rel = this.state.release;
@@ -39,6 +42,7 @@ export class Draft {
         message,
         at: this.now,
         by,
+        commandId: by === null ? null : this.commandId,
       }),
     );
   }

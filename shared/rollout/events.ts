@@ -6,6 +6,8 @@ export const EVENT = {
   ReleaseRequested: 'Release Requested',
   ReleaseStarted: 'Release Started',
   ReleaseRestarted: 'Release Restarted',
+  /** The release a new template replaced mid-release ends so: aborted, with the reason. */
+  ReleaseSuperseded: 'Release Superseded',
   StepStarted: 'Step Started',
   BatchRestarted: 'Batch Restarted',
   BatchReady: 'Batch Ready',
@@ -35,7 +37,7 @@ export type EventType = (typeof EVENT)[keyof typeof EVENT];
 export function rolloutEvent(
   rollout: RolloutKey,
   type: EventType,
-  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null },
+  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null; commandId?: string | null },
 ): RolloutEvent {
   return {
     type,
@@ -46,5 +48,6 @@ export function rolloutEvent(
     message: fields.message,
     at: fields.at.toISOString(),
     by: fields.by ?? null,
+    ...(fields.commandId ? { commandId: fields.commandId } : {}),
   };
 }

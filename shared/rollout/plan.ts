@@ -117,6 +117,8 @@ function detectNewRevision(d: Draft): void {
   const target = d.view.revisions.find((r) => r.id === rel.targetRevision);
   const landed = rel.finalizing && target !== undefined && target.desired === d.view.replicas;
   const stable = landed ? rel.targetRevision : rel.stableRevision;
+  // The replaced release ends here, with the reason, so every release has an end in the history.
+  d.emit(EVENT.ReleaseSuperseded, `${rel.kind} ${rel.id} of revision ${rel.targetRevision} ended: replaced mid-release by revision ${tpl}`);
   d.startRelease('release', tpl, stable);
   d.emit(EVENT.ReleaseRestarted, `new revision ${tpl} replaces ${rel.targetRevision} mid-release: starting again from step 1`);
 }
@@ -128,7 +130,10 @@ function planRemoval(d: Draft, commands: Command[]): PlanResult {
     s.removing = true;
     s.appliedCommandIds = [...s.appliedCommandIds, ...commands.map((c) => c.id)].slice(-APPLIED_COMMAND_MEMORY);
     s.commands = [];
-    d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller');
+    const del = commands.find((c) => c.type === 'delete');
+    d.commandId = del?.id ?? null;
+    d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller', del?.by ?? null);
+    d.commandId = null;
   }
   if (d.view.exists && (d.view.held || d.view.strategy !== null)) {
     d.actions.push({ type: 'release-hold' });

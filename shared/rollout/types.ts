@@ -277,6 +277,8 @@ export interface RolloutEvent {
   at: string;
   /** Who caused it, when a command did (the API principal); null for the controller's own moves. */
   by: string | null;
+  /** The id of the command that caused it (each accepted command leaves exactly one such event). */
+  commandId?: string | null;
 }
 
 export interface PlanResult {
