@@ -52,9 +52,13 @@ export function plan(
   // workload that still carries a release strategy's changes is never left unheld, finalizing or not.
   // Decided after progressing, so a hand-back this very pass decides (or a crashed one replays) is not
   // undone; the hold goes first all the same, before any move.
-  if (!d.view.held && (!d.release?.finalizing || d.view.strategy !== null)) {
+  // A template change of ours always lands on a held workload: during the hand-back the native
+  // controller would otherwise roll the new template at once, past every batch and approval (soak).
+  const handingBack = d.release?.finalizing === true && d.view.strategy === null;
+  const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
+  if (!d.view.held && (!handingBack || changesTemplate)) {
     d.actions.unshift({ type: 'hold' });
-    if (d.release) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
+    if (d.release && !handingBack) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
   }
   return finish(d);
 }
