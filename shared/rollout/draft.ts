@@ -1,6 +1,6 @@
 // The mutable working copy one `plan` call builds up: the next state, the actions, the events and
 // the wake-ups. Kept separate so the planner's steps (commands, detection, progression) share it.
-import { rolloutEvent, type EventType } from './events.ts';
+import { EVENT, rolloutEvent, type EventType } from './events.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
 /** The soonest a requeue asks for: never a busy loop. */
@@ -69,6 +69,12 @@ export class Draft {
   /** Begin a new release (or a rollback/undo, which are releases with a single implicit 100% step). */
   startRelease(kind: ReleaseKind, target: string, stable: string, opts: { id?: string; endPhase?: Release['endPhase'] } = {}): Release {
     const s = this.state;
+    const replaced = s.release;
+    if (replaced && replaced.id !== opts.id) {
+      // The release this one replaces (a new template mid-release, an undo during a rollback) ends
+      // here with the reason, so every release has exactly one end in the history.
+      this.emit(EVENT.ReleaseSuperseded, `${replaced.kind} ${replaced.id} of revision ${replaced.targetRevision} ended: replaced mid-release by ${kind === 'release' ? 'a release' : `an ${kind}`} of revision ${target}`);
+    }
     let id = opts.id;
     if (id === undefined) {
       s.releaseSeq += 1;

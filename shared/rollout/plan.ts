@@ -121,8 +121,6 @@ function detectNewRevision(d: Draft): void {
   const target = d.view.revisions.find((r) => r.id === rel.targetRevision);
   const landed = rel.finalizing && target !== undefined && target.desired === d.view.replicas;
   const stable = landed ? rel.targetRevision : rel.stableRevision;
-  // The replaced release ends here, with the reason, so every release has an end in the history.
-  d.emit(EVENT.ReleaseSuperseded, `${rel.kind} ${rel.id} of revision ${rel.targetRevision} ended: replaced mid-release by revision ${tpl}`);
   d.startRelease('release', tpl, stable);
   d.emit(EVENT.ReleaseRestarted, `new revision ${tpl} replaces ${rel.targetRevision} mid-release: starting again from step 1`);
 }

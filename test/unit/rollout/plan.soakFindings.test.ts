@@ -43,3 +43,16 @@ describe('plan: what the soak found', () => {
     assert.ok(!r.actions.some((a) => a.type === 'hold'), r.actions.map((a) => a.type).join(', '));
   });
 });
+
+describe('plan: every release has an end (soak)', () => {
+  it('ends a rollback that an undo replaces in the same pass (abort then undo left the aborted release without an end)', () => {
+    const { state, view } = handingBack();
+    const held = { ...view, held: true, strategy: 'Partition' as const };
+    const r = plan(rolloutSpec(), { ...state, release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'StepPaused' } }, held, NOW,
+      [command({ type: 'abort' }), command({ type: 'undo' })]);
+    const ends = r.events.filter((e) => e.releaseId === 'r1' && ['Release Superseded', 'Release Aborted', 'Release Completed'].includes(e.type));
+    assert.deepEqual(ends.map((e) => e.type), ['Release Superseded']);
+    assert.equal(r.nextState.release?.kind, 'undo');
+    assert.notEqual(r.nextState.release?.id, 'r1');
+  });
+});
