@@ -10,6 +10,7 @@ import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
 import { json } from './httpError.ts';
+import { checkAgainstLiveWorkload } from './liveChecks.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
 import { loadExisting } from './rolloutRoutes.ts';
@@ -30,6 +31,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
+    await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body);
 
     const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);

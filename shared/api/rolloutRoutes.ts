@@ -22,9 +22,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   const document = rolloutDocument(req);
   const spec = parseFor(key, document);
   const issues = specIssues(key, spec, deps);
-  if (deps.requireRegisteredCluster && !(await deps.store.getCluster(key.cluster))) {
-    issues.push({ path: 'cluster', reason: `cluster "${key.cluster}" is not registered (PUT /v1/clusters/${key.cluster} first)` });
-  }
+  if (issues.length === 0) await requireKnownCluster(deps, key.cluster);
   if (issues.length === 0) issues.push(...(await workloadIssues(key, spec, deps)));
   if (issues.length > 0) throw unprocessable(issues);
 
@@ -127,6 +125,17 @@ async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps)
     return [];
   }
   return workload ? driver.applyProblems(workload).map((reason) => ({ path: 'spec.workloadRef', reason })) : [];
+}
+
+/** 404 naming the cluster when this API cannot reach a cluster of that name (nothing is stored). */
+async function requireKnownCluster(deps: ApiDeps, cluster: string): Promise<void> {
+  let reason: string | null = null;
+  if (deps.clusterNames !== undefined) {
+    if (!deps.clusterNames.includes(cluster)) reason = `cluster "${cluster}" is not registered (this API serves ${deps.clusterNames.map((c) => `"${c}"`).join(', ')})`;
+  } else if (deps.requireRegisteredCluster && !(await deps.store.getCluster(cluster))) {
+    reason = `cluster "${cluster}" is not registered (PUT /v1/clusters/${cluster} first)`;
+  }
+  if (reason !== null) throw new HttpError(404, reason, { issues: [{ path: 'cluster', reason }] });
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {

@@ -33,8 +33,10 @@ export interface ApiDeps {
   clock: Clock;
   /** Largest accepted body, in bytes (413 above). */
   maxBodyBytes: number;
-  /** Deployed: a rollout's cluster must be registered first. Local mode resolves any cluster name. */
+  /** Deployed: a rollout's cluster must be registered first. */
   requireRegisteredCluster: boolean;
+  /** The only cluster names this API serves (local mode: its one cluster); others are 404. Overrides the registry check. */
+  clusterNames?: readonly string[];
   /**
    * Cluster access for live reads (the workload route; read-only, RBAC group serverless-rollouts-view
    * when deployed). The deployed API loads it lazily (shared/app/apiDeps.ts). Without it that route

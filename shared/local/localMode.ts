@@ -26,7 +26,7 @@ import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
-import { dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
+import { LOCAL_CLUSTER, dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
@@ -138,6 +138,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       supportedKinds: SUPPORTED_KINDS,
       maxBodyBytes: MAX_BODY_BYTES,
       requireRegisteredCluster: false,
+      // Every cluster name would reach the one cluster of the kubeconfig: only its own name is served.
+      clusterNames: [LOCAL_CLUSTER],
       onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
       // The in-process watch catalogue learns of a new or changed rollout at once, not at its next refresh.
       onSpecStored: () => catalogRefreshes.request(),

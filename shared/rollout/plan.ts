@@ -46,7 +46,12 @@ export function plan(
   // older backup, or written by another version, may say otherwise).
   if (d.release && d.view.strategy !== null && d.release.strategy !== d.view.strategy) d.release.strategy = d.view.strategy;
   d.actions.push(...d.commandActions);
-  if (!spec.paused && !s.userPaused) progress(d);
+  // A pass that changes the template moves no pods: its batch would be paced for the revision being
+  // replaced, and the driver's budget (a lowered partition, a Deployment's surge room) would let the
+  // native controller roll the NEW template past step 1 without its approval (soak). The next pass
+  // sees the new template and restarts the release from step 1.
+  const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
+  if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
 
   // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A
   // workload that still carries a release strategy's changes is never left unheld, finalizing or not.
@@ -55,7 +60,6 @@ export function plan(
   // A template change of ours always lands on a held workload: during the hand-back the native
   // controller would otherwise roll the new template at once, past every batch and approval (soak).
   const handingBack = d.release?.finalizing === true && d.view.strategy === null;
-  const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
   if (!d.view.held && (!handingBack || changesTemplate)) {
     d.actions.unshift({ type: 'hold' });
     if (d.release && !handingBack) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');

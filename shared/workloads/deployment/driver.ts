@@ -74,6 +74,7 @@ export const deploymentDriver: WorkloadDriver = {
   kind: 'Deployment',
   watches: deploymentWatches,
   observe,
+  podTemplate: templateOf,
   view: deploymentView,
   writes: deploymentWrites,
   applyProblems,

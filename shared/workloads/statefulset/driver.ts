@@ -3,7 +3,7 @@
 import type { ClusterClient } from '../../reconcile/ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec } from '../common/objects.ts';
+import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { NATIVE_API_VERSION, statefulSetView } from './view.ts';
 import { statefulSetWrites } from './writes.ts';
 import { statefulSetWatches } from './watches.ts';
@@ -29,6 +29,7 @@ export const statefulSetDriver: WorkloadDriver = {
   kind: 'StatefulSet',
   watches: statefulSetWatches,
   observe,
+  podTemplate: templateOf,
   view: statefulSetView,
   writes: statefulSetWrites,
 };

@@ -56,3 +56,13 @@ describe('plan: every release has an end (soak)', () => {
     assert.notEqual(r.nextState.release?.id, 'r1');
   });
 });
+
+describe('plan: a new image mid-release (soak)', () => {
+  it('moves no pods in the pass that changes the template (the old batch budget rolled the new image past step 1)', () => {
+    const { state, view } = handingBack();
+    const midRelease: ReleaseState = { ...state, release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'Upgrading' } };
+    const held = { ...view, held: true, strategy: 'Partition' as const };
+    const r = plan(rolloutSpec(), midRelease, held, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } })]);
+    assert.deepEqual(r.actions.map((a) => a.type), ['set-template']);
+  });
+});
