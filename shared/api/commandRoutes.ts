@@ -9,7 +9,7 @@ import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
-import { json } from './httpError.ts';
+import { HttpError, json } from './httpError.ts';
 import { checkAgainstLiveWorkload } from './liveChecks.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
@@ -31,6 +31,9 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
+    if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {
+      throw new HttpError(403, `approve ${rolloutKeyString(key)}: four-eyes rule: ${req.principal} requested release ${state.release.id} and may not approve it; another principal must`);
+    }
     await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body);
 
     const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;

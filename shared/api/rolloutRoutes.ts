@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
 import type { LoadedRollout, StoredSpec } from '../reconcile/ports.ts';
 import { parseRollout } from '../rollout/spec.ts';
 import type { RolloutKey, RolloutSpec } from '../rollout/types.ts';
+import { denial } from './authorization.ts';
 import { rolloutDocument } from './body.ts';
 import { requestReconcile } from './enqueue.ts';
 import { HttpError, json, unprocessable } from './httpError.ts';
@@ -58,7 +59,12 @@ export async function listRollouts({ req, deps }: RouteContext): Promise<ApiResp
   for (let i = 0; i < keys.length; i += LIST_CONCURRENCY) {
     const loaded = await Promise.all(keys.slice(i, i + LIST_CONCURRENCY).map((k) => deps.store.load(k)));
     // A listed key without SPEC is a half-finished delete; it is not a rollout any more.
-    for (const l of loaded) if (l.spec) summaries.push(rolloutSummary(l.spec.spec, l.state.state));
+    for (const l of loaded) {
+      // Only what the caller may read is listed (the policy's read scopes).
+      if (l.spec && denial(deps.authorization, req.principal, 'read', { cluster: l.spec.spec.cluster, namespace: l.spec.spec.namespace }) === null) {
+        summaries.push(rolloutSummary(l.spec.spec, l.state.state));
+      }
+    }
   }
   const body: ListResponse = { rollouts: summaries };
   return json(200, body);

@@ -2,6 +2,7 @@
 // handler and local mode's HTTP server both translate to and from these, so the routes, status codes
 // and JSON bodies are defined once (shared/api/handleApiRequest.ts).
 import type { FieldIssue } from '../errors.ts';
+import type { AuthorizationPolicy } from './authorization.ts';
 import type { Clock, ClusterProvider, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
 import type { Command, Phase, ReleaseKind, ReleaseState, RolloutKey, RolloutSpec, StepState, WorkloadKind } from '../rollout/types.ts';
 
@@ -43,6 +44,8 @@ export interface ApiDeps {
    * answers 503.
    */
   clusters?: ClusterProvider;
+  /** Who may do what where (deployed: ROLLOUTS_API_AUTHORIZATION); absent: every caller may do everything. */
+  authorization?: AuthorizationPolicy;
   /** Command ids when the client sends none (default: crypto.randomUUID). */
   newId?: () => string;
   /** Unexpected failures (answered 500) go here so the transport can log them. */

@@ -44,7 +44,10 @@ export function buildCoreDeps(config: Config, opts: CoreBuildOptions = {}): Core
   const queue = new SqsReconcileQueue({ client: opts.clients?.sqs ?? new SQSClient(awsRetryConfig()), queueUrl: config.queueUrl, triggerQueueUrl: config.triggerQueueUrl, clock, meter });
   return {
     config, clock, meter, store, queue,
-    api: { store, queue, clock, supportedKinds: SUPPORTED_KINDS, maxBodyBytes: config.maxBodyBytes, requireRegisteredCluster: true },
+    api: {
+      store, queue, clock, supportedKinds: SUPPORTED_KINDS, maxBodyBytes: config.maxBodyBytes, requireRegisteredCluster: true,
+      ...(config.apiAuthorization ? { authorization: config.apiAuthorization } : {}),
+    },
   };
 }
 
