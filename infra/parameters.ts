@@ -2,6 +2,7 @@
 // validated once, so a typo fails `cdk synth` with the key and the reason instead of a bad deploy.
 import { z } from 'zod';
 import type { Node } from 'constructs';
+import { parseAuthorization, type AuthorizationPolicy } from '../shared/api/authorization.ts';
 import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
 
 const clusterSchema = z.object({
@@ -62,6 +63,12 @@ export interface DeployParameters {
    * @default 300
    */
   readonly resyncPeriodSeconds: number;
+  /**
+   * Who may use which API verbs on which clusters and namespaces, and the four-eyes rule
+   * (shared/api/authorization.ts); passed to the API function as ROLLOUTS_API_AUTHORIZATION.
+   * @default none: every caller with lambda:InvokeFunctionUrl may do everything
+   */
+  readonly apiAuthorization?: AuthorizationPolicy;
 }
 
 export class DeployParameterError extends Error {
@@ -92,7 +99,12 @@ export function readDeployParameters(node: Node): DeployParameters {
     resyncPeriodSeconds: node.tryGetContext('resyncPeriodSeconds') ?? DEFAULT_RESYNC_PERIOD_SECONDS,
   };
   const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  const authorization = node.tryGetContext('apiAuthorization');
+  const policy = authorization === undefined || authorization === '' ? null : parseAuthorization(typeof authorization === 'string' ? authorization : JSON.stringify(authorization));
+  if (policy !== null && 'problems' in policy) {
+    throw new DeployParameterError(`invalid deploy parameters (CDK context): ${policy.problems.map((p) => `apiAuthorization.${p}`).join('; ')}`);
+  }
+  if (parsed.success) return { ...parsed.data, ...(policy ? { apiAuthorization: policy.policy } : {}) };
   const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
   throw new DeployParameterError(`invalid deploy parameters (CDK context): ${problems.join('; ')}`);
 }

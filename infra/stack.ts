@@ -122,7 +122,7 @@ export class ServerlessRolloutsStack extends Stack {
       description: 'serverless-rollouts: HTTP API (Function URL, IAM auth)',
       memorySize: 512,
       timeout: Duration.seconds(15),
-      environment,
+      environment: params.apiAuthorization ? { ...environment, [ENV.apiAuthorization]: JSON.stringify(params.apiAuthorization) } : environment,
     });
     // GetItem also reads cluster registrations for the workload route (RegisteredClusterProvider).
     api.grant(tableItems(state, ['Query', 'GetItem', 'PutItem', 'DeleteItem', 'BatchWriteItem']));

@@ -1,6 +1,7 @@
 // Configuration of the deployed functions, read once at cold start from the environment and
 // validated; the CDK stack sets exactly these variables (infra/ imports ENV to stay in sync).
 import { z } from 'zod';
+import { parseAuthorization } from './api/authorization.ts';
 import { ConfigError } from './errors.ts';
 
 export const ENV = {
@@ -32,6 +33,11 @@ export const ENV = {
   wakeScheduleGroup: 'ROLLOUTS_WAKE_SCHEDULE_GROUP',
   wakeScheduleRoleArn: 'ROLLOUTS_WAKE_SCHEDULE_ROLE_ARN',
   triggerQueueArn: 'ROLLOUTS_TRIGGER_QUEUE_ARN',
+  /**
+   * The API's authorization policy (JSON, shared/api/authorization.ts): which principals may use
+   * which verbs on which clusters and namespaces, and the four-eyes rule. Unset: every IAM caller may do everything.
+   */
+  apiAuthorization: 'ROLLOUTS_API_AUTHORIZATION',
 } as const;
 
 /** Deployed defaults (infra/stack.ts passes the same values). */
@@ -51,6 +57,12 @@ const schema = z.object({
   wakeScheduleGroup: z.string().regex(/^[0-9a-zA-Z-_.]{1,64}$/, { error: 'must be a schedule group name' }).optional(),
   wakeScheduleRoleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, { error: 'must be an IAM role ARN' }).optional(),
   triggerQueueArn: z.string().regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]+$/, { error: 'must be an SQS queue ARN' }).optional(),
+  apiAuthorization: z.string().transform((text, ctx) => {
+    const parsed = parseAuthorization(text);
+    if ('policy' in parsed) return parsed.policy;
+    for (const problem of parsed.problems) ctx.addIssue({ code: 'custom', message: `invalid authorization policy: ${problem}` });
+    return z.NEVER;
+  }).optional(),
 }).refine((c) => c.resyncPeriodSeconds >= c.sweepIntervalSeconds, {
   path: ['resyncPeriodSeconds'],
   message: 'must be at least the sweep interval (ROLLOUTS_SWEEP_INTERVAL_SECONDS): a resync cannot come round more often than the sweep ticks',

@@ -55,6 +55,26 @@ export class UnauthorizedError extends RolloutsError {}
 /** The requested history is gone (Kubernetes 410, e.g. a watch from a compacted resourceVersion): relist. */
 export class GoneError extends RolloutsError {}
 
+/**
+ * A fault that may pass by itself (an apiserver 429/5xx or timeout, DynamoDB throttling after the
+ * SDK's own retries): nothing was decided from it, and the same work should simply run again later.
+ * `retryAfterSeconds` is the server's own hint (Retry-After) when it gave one.
+ */
+export class TransientError extends RolloutsError {
+  readonly retryAfterSeconds: number | null;
+  constructor(message: string, options?: ErrorOptions & { retryAfterSeconds?: number | null }) {
+    super(message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? null;
+  }
+}
+
+/**
+ * A fault that running again cannot fix (no driver for the kind, an invalid stored spec, a cluster
+ * that is not registered, a permission the identity lacks): the rollout goes Degraded with the
+ * reason at once, and the message that asked for the pass is not redelivered.
+ */
+export class TerminalError extends RolloutsError {}
+
 /** A process of the local Kubernetes control plane failed to start, become ready or stop. */
 export class ControlPlaneError extends RolloutsError {
   /** Which component failed (etcd, kube-apiserver, kwok, ...). */

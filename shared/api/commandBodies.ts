@@ -2,6 +2,7 @@
 // unknown field is an error, so a typo such as "toRevison" is reported instead of silently ignored.
 import { z } from 'zod';
 import type { CommandBody } from '../rollout/types.ts';
+import { imageReferenceProblem } from '../rollout/imageReference.ts';
 import { parseBody } from './body.ts';
 
 export const COMMAND_VERBS = ['approve', 'pause', 'resume', 'abort', 'undo', 'retry', 'release'] as const;
@@ -21,7 +22,10 @@ const startAt = z
   .refine((s) => RFC3339.test(s) && !Number.isNaN(Date.parse(s)), { error: 'must be an RFC 3339 timestamp such as 2030-01-01T09:00:00Z' })
   .transform((s) => new Date(s).toISOString());
 
-const image = z.string().regex(/^\S+$/, { error: 'must be a non-empty image reference without spaces' });
+const image = z.string().superRefine((ref, ctx) => {
+  const problem = imageReferenceProblem(ref);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const bare = z.strictObject({ commandId });
 
@@ -35,7 +39,7 @@ const schemas = {
   release: z
     .strictObject({
       commandId,
-      images: z.record(z.string().min(1, { error: 'container name must not be empty' }), image).optional(),
+      images: z.record(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: 'container name must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)' }), image).optional(),
       templatePatch: z.record(z.string(), z.unknown()).optional(),
       startAt: startAt.optional(),
     })

@@ -10,7 +10,8 @@ import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
-import { json, unprocessable } from './httpError.ts';
+import { HttpError, json, unprocessable } from './httpError.ts';
+import { checkAgainstLiveWorkload } from './liveChecks.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
 import { loadExisting } from './rolloutRoutes.ts';
@@ -34,6 +35,10 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
       throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }]);
     }
+    if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {
+      throw new HttpError(403, `approve ${rolloutKeyString(key)}: four-eyes rule: ${req.principal} requested release ${state.release.id} and may not approve it; another principal must`);
+    }
+    await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body);
 
     const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);

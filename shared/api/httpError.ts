@@ -1,7 +1,7 @@
 // HTTP-facing failures and the one mapping from errors to responses. Only this layer knows status
 // codes: the core throws named errors (ValidationError, NotFoundError, ConflictError...), and
 // request-shape problems are raised here as HttpError with the status they deserve.
-import { CommandRejectedError, ConflictError, NotFoundError, RolloutsError, ValidationError } from '../errors.ts';
+import { CommandRejectedError, ConflictError, ForbiddenError, NotFoundError, RolloutsError, TransientError, ValidationError } from '../errors.ts';
 import type { FieldIssue } from '../errors.ts';
 import type { ApiResponse, ErrorBody } from './types.ts';
 
@@ -47,5 +47,12 @@ export function errorResponse(err: unknown): { response: ApiResponse; unexpected
   if (err instanceof ValidationError) return { response: json(400, body(err.message, err.issues)), unexpected: false };
   if (err instanceof NotFoundError) return { response: json(404, body(err.message)), unexpected: false };
   if (err instanceof CommandRejectedError || err instanceof ConflictError) return { response: json(409, body(err.message)), unexpected: false };
+  if (err instanceof ForbiddenError) return { response: json(403, body(err.message)), unexpected: false };
+  // DynamoDB or the apiserver still failing after the clients' retries: nothing was decided, so
+  // the same request (with the same command id) may simply be sent again.
+  if (err instanceof TransientError) {
+    const retryAfter = String(Math.max(1, err.retryAfterSeconds ?? 1));
+    return { response: json(503, body(`temporarily unavailable; repeating the request (with the same command id) is safe (${err.message})`), { 'retry-after': retryAfter }), unexpected: false };
+  }
   return { response: json(500, body('internal error; the request may not have been applied, retrying it is safe')), unexpected: true };
 }

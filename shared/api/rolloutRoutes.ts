@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
 import type { LoadedRollout, StoredSpec } from '../reconcile/ports.ts';
 import { parseRollout } from '../rollout/spec.ts';
 import type { RolloutKey, RolloutSpec } from '../rollout/types.ts';
+import { denial } from './authorization.ts';
 import { rolloutDocument } from './body.ts';
 import { requestReconcile } from './enqueue.ts';
 import { HttpError, json, unprocessable } from './httpError.ts';
@@ -22,9 +23,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   const document = rolloutDocument(req);
   const spec = parseFor(key, document);
   const issues = specIssues(key, spec, deps);
-  if (deps.requireRegisteredCluster && !(await deps.store.getCluster(key.cluster))) {
-    issues.push({ path: 'cluster', reason: `cluster "${key.cluster}" is not registered (PUT /v1/clusters/${key.cluster} first)` });
-  }
+  if (issues.length === 0) await requireKnownCluster(deps, key.cluster);
   if (issues.length === 0) issues.push(...(await workloadIssues(key, spec, deps)));
   if (issues.length > 0) throw unprocessable(issues);
 
@@ -60,7 +59,12 @@ export async function listRollouts({ req, deps }: RouteContext): Promise<ApiResp
   for (let i = 0; i < keys.length; i += LIST_CONCURRENCY) {
     const loaded = await Promise.all(keys.slice(i, i + LIST_CONCURRENCY).map((k) => deps.store.load(k)));
     // A listed key without SPEC is a half-finished delete; it is not a rollout any more.
-    for (const l of loaded) if (l.spec) summaries.push(rolloutSummary(l.spec.spec, l.state.state));
+    for (const l of loaded) {
+      // Only what the caller may read is listed (the policy's read scopes).
+      if (l.spec && denial(deps.authorization, req.principal, 'read', { cluster: l.spec.spec.cluster, namespace: l.spec.spec.namespace }) === null) {
+        summaries.push(rolloutSummary(l.spec.spec, l.state.state));
+      }
+    }
   }
   const body: ListResponse = { rollouts: summaries };
   return json(200, body);
@@ -128,6 +132,17 @@ async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps)
     return [];
   }
   return workload ? check(workload) : [];
+}
+
+/** 404 naming the cluster when this API cannot reach a cluster of that name (nothing is stored). */
+async function requireKnownCluster(deps: ApiDeps, cluster: string): Promise<void> {
+  let reason: string | null = null;
+  if (deps.clusterNames !== undefined) {
+    if (!deps.clusterNames.includes(cluster)) reason = `cluster "${cluster}" is not registered (this API serves ${deps.clusterNames.map((c) => `"${c}"`).join(', ')})`;
+  } else if (deps.requireRegisteredCluster && !(await deps.store.getCluster(cluster))) {
+    reason = `cluster "${cluster}" is not registered (PUT /v1/clusters/${cluster} first)`;
+  }
+  if (reason !== null) throw new HttpError(404, reason, { issues: [{ path: 'cluster', reason }] });
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {

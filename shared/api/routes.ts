@@ -1,6 +1,7 @@
 // A small route table: "/v1/rollouts/:cluster/:namespace/:name" patterns matched segment by
 // segment on the raw (percent-encoded) path, so an encoded "/" inside a name cannot shift segments.
 // A path that matches with another method is a 405 naming the allowed methods, otherwise a 404.
+import type { ApiVerb } from './authorization.ts';
 import { HttpError, badRequest } from './httpError.ts';
 import type { ApiDeps, ApiRequest, ApiResponse } from './types.ts';
 
@@ -13,6 +14,8 @@ export interface RouteContext {
 export interface Route {
   method: string;
   pattern: string;
+  /** What the authorization policy calls this request (shared/api/authorization.ts). */
+  verb: ApiVerb;
   handle(ctx: RouteContext): Promise<ApiResponse>;
 }
 

@@ -3,6 +3,7 @@
 // and JSON bodies are defined once (shared/api/handleApiRequest.ts).
 import type { FieldIssue } from '../errors.ts';
 import type { Cause } from '../rollout/cause.ts';
+import type { AuthorizationPolicy } from './authorization.ts';
 import type { Clock, ClusterProvider, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
 import type { Command, Phase, ReleaseKind, ReleaseState, RolloutKey, RolloutSpec, StepState, WorkloadKind } from '../rollout/types.ts';
 
@@ -34,14 +35,18 @@ export interface ApiDeps {
   clock: Clock;
   /** Largest accepted body, in bytes (413 above). */
   maxBodyBytes: number;
-  /** Deployed: a rollout's cluster must be registered first. Local mode resolves any cluster name. */
+  /** Deployed: a rollout's cluster must be registered first. */
   requireRegisteredCluster: boolean;
+  /** The only cluster names this API serves (local mode: its one cluster); others are 404. Overrides the registry check. */
+  clusterNames?: readonly string[];
   /**
    * Cluster access for live reads (the workload route; read-only, RBAC group serverless-rollouts-view
    * when deployed). The deployed API loads it lazily (shared/app/apiDeps.ts). Without it that route
    * answers 503.
    */
   clusters?: ClusterProvider;
+  /** Who may do what where (deployed: ROLLOUTS_API_AUTHORIZATION); absent: every caller may do everything. */
+  authorization?: AuthorizationPolicy;
   /** Command ids when the client sends none (default: crypto.randomUUID). */
   newId?: () => string;
   /** Unexpected failures (answered 500) go here so the transport can log them. */

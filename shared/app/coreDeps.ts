@@ -2,9 +2,11 @@
 // store (DynamoDB) and the reconcile queue (SQS), and the API's dependencies over them. Kept apart
 // from lambdaDeps.ts so the sweep bundle does not carry the Kubernetes client (about half of a
 // bundle, and of its cold-start load time); the API evaluates it only on first use (apiDeps.ts).
-// AWS clients get no endpoint: the SDK reads AWS_ENDPOINT_URL(_<SERVICE>) itself (LocalStack, moto).
+// AWS clients get no endpoint: the SDK reads AWS_ENDPOINT_URL(_<SERVICE>) itself (LocalStack, moto);
+// they retry as configured in shared/adapters/aws/retryConfig.ts.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsRetryConfig } from '../adapters/aws/retryConfig.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
 import { SqsReconcileQueue } from '../adapters/sqs/reconcileQueue.ts';
 import type { ApiDeps } from '../api/types.ts';
@@ -38,11 +40,14 @@ const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 export function buildCoreDeps(config: Config, opts: CoreBuildOptions = {}): CoreDeps {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const meter = opts.meter ?? new Meter();
-  const store = new DynamoStateStore({ client: opts.clients?.dynamodb ?? new DynamoDBClient({}), tableName: config.tableName, meter, clock });
-  const queue = new SqsReconcileQueue({ client: opts.clients?.sqs ?? new SQSClient({}), queueUrl: config.queueUrl, triggerQueueUrl: config.triggerQueueUrl, clock, meter });
+  const store = new DynamoStateStore({ client: opts.clients?.dynamodb ?? new DynamoDBClient(awsRetryConfig()), tableName: config.tableName, meter, clock });
+  const queue = new SqsReconcileQueue({ client: opts.clients?.sqs ?? new SQSClient(awsRetryConfig()), queueUrl: config.queueUrl, triggerQueueUrl: config.triggerQueueUrl, clock, meter });
   return {
     config, clock, meter, store, queue,
-    api: { store, queue, clock, supportedKinds: SUPPORTED_KINDS, maxBodyBytes: config.maxBodyBytes, requireRegisteredCluster: true },
+    api: {
+      store, queue, clock, supportedKinds: SUPPORTED_KINDS, maxBodyBytes: config.maxBodyBytes, requireRegisteredCluster: true,
+      ...(config.apiAuthorization ? { authorization: config.apiAuthorization } : {}),
+    },
   };
 }
 

@@ -10,7 +10,8 @@
 //   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
+import { localDynamoClient, startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
+import { ensureTable } from '../adapters/dynamodb/table.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
 import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from '../adapters/kubernetes/kubeconfigProvider.ts';
 import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
@@ -25,7 +26,7 @@ import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
-import { dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
+import { LOCAL_CLUSTER, dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
@@ -64,6 +65,11 @@ export interface LocalModeOptions {
    * resync, the requeues and the wake-ups. For tests of that backstop (`serve --no-watch`).
    */
   watch?: boolean;
+  /**
+   * A DynamoDB endpoint to keep the rollouts in (DynamoDB Local, LocalStack, a test's dynalite behind
+   * a fault proxy) instead of the embedded one; the table is created there if missing.
+   */
+  dynamodbEndpoint?: string;
   clock?: Clock;
 }
 
@@ -106,10 +112,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const target = await chooseCluster(opts, paths, log);
     if (target.sandbox) cleanups.push({ what: 'sandbox control plane', run: () => target.sandbox!.stop() });
 
-    const dynamoPath = target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb;
-    if (opts.fresh) await rm(dynamoPath, { recursive: true, force: true });
-    const dynamo = await startEmbeddedDynamo({ path: dynamoPath, tableName: TABLE_NAME });
-    cleanups.push({ what: 'embedded DynamoDB', run: () => dynamo.stop() });
+    const dynamo = await openDynamo(opts, target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb);
+    cleanups.push({ what: 'DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
     const clusters = new KubeconfigClusterProvider({ ...target.engine, meter });
@@ -134,6 +138,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       supportedKinds: SUPPORTED_KINDS,
       maxBodyBytes: MAX_BODY_BYTES,
       requireRegisteredCluster: false,
+      // Every cluster name would reach the one cluster of the kubeconfig: only its own name is served.
+      clusterNames: [LOCAL_CLUSTER],
       onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
       // The in-process watch catalogue learns of a new or changed rollout at once, not at its next refresh.
       onSpecStored: () => catalogRefreshes.request(),
@@ -187,6 +193,17 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     await stopAll().catch((stopErr: unknown) => log(String(stopErr)));
     throw err;
   }
+}
+
+/** The embedded DynamoDB under the data directory, or the client of a given endpoint. */
+async function openDynamo(opts: LocalModeOptions, dataPath: string): Promise<{ client: ReturnType<typeof localDynamoClient>; stop(): Promise<void> }> {
+  if (opts.dynamodbEndpoint !== undefined) {
+    const client = localDynamoClient(opts.dynamodbEndpoint);
+    await ensureTable(client, TABLE_NAME);
+    return { client, stop: async () => client.destroy() };
+  }
+  if (opts.fresh) await rm(dataPath, { recursive: true, force: true });
+  return startEmbeddedDynamo({ path: dataPath, tableName: TABLE_NAME });
 }
 
 interface ClusterTarget {

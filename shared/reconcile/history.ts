@@ -18,5 +18,6 @@ export function historyEntries(events: RolloutEvent[], version: number): History
     by: e.by ?? null,
     reason: e.reason,
     cause: e.cause,
+    ...(e.commandId ? { commandId: e.commandId } : {}),
   }));
 }

@@ -31,6 +31,8 @@ export interface HistoryEntry {
   /** The rollout's one-line reason after the transition; absent on entries written before it existed. */
   reason?: string;
   cause?: Cause | null;
+  /** The command that caused it, if one did. */
+  commandId?: string | null;
 }
 
 /** Side effects recorded atomically with a STATE write, flushed after it (transactional outbox). */

@@ -2,15 +2,23 @@
 // persist (conditional on the version read) → flush outbox. Safe to run twice, concurrently, or
 // after a crash at any line: cluster writes are desired-state patches guarded by resourceVersion,
 // and the STATE write is conditional, so a loser changes nothing and simply runs again.
+// Failures come in three kinds (shared/errors.ts): a TransientError (the apiserver or DynamoDB
+// still failing after the adapters' retries) leaves STATE untouched and asks to run again; a
+// TerminalError (or a permission the identity lacks) makes the rollout Degraded with the reason in
+// this very pass, and nothing asks for it again until something changes (the resync still looks);
+// and a template change the apiserver refuses fails the release request that asked for it.
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, NotFoundError } from '../errors.ts';
-import { plan } from '../rollout/plan.ts';
-import type { Phase, RolloutKey, WorkloadKind } from '../rollout/types.ts';
+import { ConflictError, ForbiddenError, NotFoundError, TerminalError, TransientError, UnauthorizedError, ValidationError, type RolloutsError } from '../errors.ts';
+import type { KubeWrite } from '../kube/types.ts';
+import { plan, planDegraded } from '../rollout/plan.ts';
+import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, WorkloadKind } from '../rollout/types.ts';
+import { TEMPLATE_CHANGE_REASON } from '../workloads/common/templateChange.ts';
 import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from './meter.ts';
 import { recordUnreachable } from './unreachable.ts';
 import type { Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore } from './ports.ts';
+import { checkStoredSpec } from './storedSpec.ts';
 
 export type Trigger = 'sweep' | 'watch' | 'api' | 'requeue' | 'test';
 
@@ -30,7 +38,11 @@ export interface ReconcileDeps {
   crashPoint?: (point: string) => void | Promise<void>;
 }
 
-export type ReconcileOutcome = 'noop' | 'progressed' | 'conflict' | 'missing' | 'removed';
+/**
+ * `retry`: a transient fault outlasted the adapters' retries; nothing was persisted, run again
+ * after `requeueSeconds`. `degraded`: a terminal fault; the rollout now says Degraded with the reason.
+ */
+export type ReconcileOutcome = 'noop' | 'progressed' | 'conflict' | 'missing' | 'removed' | 'retry' | 'degraded';
 
 export interface ReconcileResult {
   outcome: ReconcileOutcome;
@@ -42,6 +54,8 @@ export interface ReconcileResult {
   previousWakeAt: string | null;
   writes: number;
   counts: Record<MeterKey, number>;
+  /** retry/degraded: the failure's message. */
+  error?: string;
 }
 
 const EMPTY_OUTBOX: Outbox = { history: [], events: [] };
@@ -54,17 +68,66 @@ const RETRY_SECONDS = 1;
  * template for a `release` command is followed by the pass that starts the release.
  */
 const AFTER_WRITE_SECONDS = 1;
+/** After a transient fault without a Retry-After hint. */
+const TRANSIENT_RETRY_SECONDS = 2;
+/** Longest Retry-After a pass passes on as its requeue. */
+const MAX_TRANSIENT_RETRY_SECONDS = 60;
+
+/** What the pass knew when it failed: enough to record a terminal failure on the STATE it read. */
+interface PassProgress {
+  state: ReleaseState | null;
+  version: number;
+  loadedWake: string | null;
+}
+
+type Result = (outcome: ReconcileOutcome, extra?: Partial<ReconcileResult>) => ReconcileResult;
 
 export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: ReconcileDeps): Promise<ReconcileResult> {
   const meter = deps.meter ?? new Meter();
   const before = meter.snapshot();
-  const result = (outcome: ReconcileOutcome, extra: Partial<ReconcileResult> = {}): ReconcileResult => ({
-    outcome, phase: null, requeueSeconds: null, wakeAt: null, previousWakeAt: loadedWake, writes: 0, ...extra, counts: diff(meter.snapshot(), before),
+  const progress: PassProgress = { state: null, version: 0, loadedWake: null };
+  const result: Result = (outcome, extra = {}) => ({
+    outcome, phase: null, requeueSeconds: null, wakeAt: null, previousWakeAt: progress.loadedWake, writes: 0, ...extra, counts: diff(meter.snapshot(), before),
   });
+  try {
+    return await pass(key, deps, progress, result);
+  } catch (err) {
+    if (err instanceof TransientError) {
+      const hint = err.retryAfterSeconds ?? TRANSIENT_RETRY_SECONDS;
+      return result('retry', { requeueSeconds: Math.min(MAX_TRANSIENT_RETRY_SECONDS, Math.max(1, hint)), error: err.message });
+    }
+    if (isTerminal(err) && progress.state !== null) return degrade(key, deps, progress, result, err.message);
+    throw err;
+  }
+}
+
+/** Failures that running the same pass again cannot fix. */
+function isTerminal(err: unknown): err is RolloutsError {
+  return err instanceof TerminalError || err instanceof ForbiddenError || err instanceof UnauthorizedError || err instanceof ValidationError;
+}
+
+/** Record the terminal failure as Degraded (one conditional write), and ask for nothing more. */
+async function degrade(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress, result: Result, reason: string): Promise<ReconcileResult> {
+  const planned = planDegraded(key, progress.state as ReleaseState, deps.clock.now(), reason);
+  if (planned === null) return result('degraded', { phase: 'Degraded', error: reason, wakeAt: progress.loadedWake });
+  const outbox: Outbox = { history: historyEntries(planned.events, progress.version + 1), events: planned.events };
+  let version: number;
+  try {
+    version = await deps.store.saveState(key, { state: planned.nextState, outbox }, progress.version);
+  } catch (err) {
+    if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS });
+    if (err instanceof TransientError) return result('retry', { requeueSeconds: TRANSIENT_RETRY_SECONDS, error: err.message });
+    throw err;
+  }
+  await flushOutbox(deps, key, planned.nextState, outbox, version);
+  return result('degraded', { phase: 'Degraded', error: reason, wakeAt: planned.nextState.nextWakeAt });
+}
+
+async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress, result: Result): Promise<ReconcileResult> {
   const crash = deps.crashPoint ?? (() => {});
 
   const loaded = await deps.store.load(key);
-  const loadedWake = loaded.state.state.nextWakeAt;
+  progress.loadedWake = loaded.state.state.nextWakeAt;
   if (!loaded.spec) {
     // SPEC goes first when a rollout is deleted; STATE left behind means the delete died half-way.
     // Finish it, or the sweep would find the leftover due item on every tick.
@@ -74,8 +137,10 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
     }
     return result('missing');
   }
-  const spec = loaded.spec.spec;
   let { state, version } = loaded.state;
+  progress.state = state;
+  progress.version = version;
+  const spec = checkStoredSpec(loaded.spec.spec);
   const pendingOutbox = loaded.state.outbox.history.length > 0 || loaded.state.outbox.events.length > 0;
   if (pendingOutbox) {
     // A previous pass persisted a transition and died before its side effects went out.
@@ -84,25 +149,30 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
     // planning from it with the newer version would overwrite their write. Start again instead.
     if (flushed === null) return result('conflict', { requeueSeconds: RETRY_SECONDS });
     version = flushed;
+    progress.version = version;
   }
 
   const driver = deps.drivers[spec.workloadRef.kind];
-  if (!driver) throw new NotFoundError(`no driver for workload kind ${spec.workloadRef.kind}`);
+  if (!driver) throw new TerminalError(`no driver for workload kind ${spec.workloadRef.kind} in this version of serverless-rollouts`);
   let cluster: ClusterClient;
   let observation: Observation;
   try {
-    cluster = await deps.clusters.client(spec.cluster);
+    cluster = await deps.clusters.client(spec.cluster).catch((err: unknown) => {
+      // An unregistered cluster (or one registered without a way in) stays so until someone registers it.
+      throw err instanceof NotFoundError ? new TerminalError(err.message, { cause: err }) : err;
+    });
     observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now());
   } catch (err) {
-    // The reason says so (unreachable.ts); the error still fails the pass, which is retried as before.
-    await recordUnreachable(deps, key, spec, state, version, err);
+    // The reason says so (unreachable.ts); the error still fails the pass: retried, or Degraded when terminal.
+    if (!isTerminal(err)) await recordUnreachable(deps, key, spec, state, version, err);
     throw err;
   }
   await crash('observed');
 
   const view = driver.view(observation);
-  const planned = plan(spec, state, view, deps.clock.now());
-  const writes = driver.writes(observation, planned.actions, view);
+  let planned: PlanResult = plan(spec, state, view, deps.clock.now());
+  let writes = driver.writes(observation, planned.actions, view);
+  let refusedAt: number | null = null;
   for (const [i, write] of writes.entries()) {
     try {
       await cluster.write(write);
@@ -110,9 +180,20 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
       // Someone else changed the object since we observed it: our plan may be stale. Persist nothing;
       // the next pass observes again and re-derives the same transition (level-based).
       if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: i });
-      throw err;
+      const refused = refusedCommand(err, write, writes.slice(0, i), planned.nextState, state);
+      if (refused === null) throw err;
+      // The apiserver will never take this template: the release request fails with its reason and
+      // is consumed. What this pass planned without it is persisted; its remaining moves are left to
+      // the next pass, which observes again (the writes before this one were sent, none after).
+      planned = plan(spec, state, view, deps.clock.now(), withRefusal(state.commands, refused.id, refused.reason));
+      refusedAt = i;
+      break;
     }
     await crash(`wrote:${i}`);
+  }
+  if (refusedAt !== null) {
+    writes = writes.slice(0, refusedAt);
+    planned = { ...planned, requeueSeconds: RETRY_SECONDS };
   }
 
   const changed = !isDeepStrictEqual(planned.nextState, state) || planned.events.length > 0;
@@ -128,6 +209,8 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
     }
     await crash('after-persist');
     state = planned.nextState;
+    progress.state = state;
+    progress.version = version;
     await flushOutbox(deps, key, state, outbox, version);
   }
   if (planned.removed) {
@@ -140,6 +223,25 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
     wakeAt: planned.wakeAt,
     writes: writes.length,
   });
+}
+
+/**
+ * The release command whose template change the apiserver refused as invalid (400/422), matched by
+ * order: the drivers write one template change per set-template action, in the order the planner
+ * consumed the release commands. null when the refused write is not such a change (then the failure
+ * is the driver's or the cluster's, and the pass fails as Degraded).
+ */
+function refusedCommand(err: unknown, write: KubeWrite, earlier: KubeWrite[], next: ReleaseState, state: ReleaseState): { id: string; reason: string } | null {
+  if (!(err instanceof ValidationError) || write.reason !== TEMPLATE_CHANGE_REASON) return null;
+  const consumed = new Set(next.appliedCommandIds);
+  const releases = state.commands.filter((c) => c.type === 'release' && consumed.has(c.id) && !state.appliedCommandIds.includes(c.id));
+  const index = earlier.filter((w) => w.reason === TEMPLATE_CHANGE_REASON).length;
+  const command = releases[index];
+  return command ? { id: command.id, reason: `the cluster refused the template change: ${err.message}` } : null;
+}
+
+function withRefusal(commands: Command[], id: string, reason: string): Command[] {
+  return commands.map((c) => (c.id === id && c.type === 'release' ? { ...c, refusal: reason } : c));
 }
 
 /**

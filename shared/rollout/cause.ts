@@ -11,7 +11,7 @@
 export const CAUSE_KINDS = [
   'PodNotReady', 'PodUnschedulable', 'ReplicaFailure', 'Budget', 'PodsMoving', 'Handover',
   'Approval', 'TimedPause', 'Window', 'ScheduledStart', 'Gate', 'Paused', 'Failed',
-  'Contract', 'WorkloadMissing', 'ClusterUnreachable', 'Deleting', 'WorkloadPaused', 'ManualDeletion',
+  'Contract', 'WorkloadMissing', 'ClusterUnreachable', 'Deleting', 'WorkloadPaused', 'ManualDeletion', 'CannotProceed',
 ] as const;
 export type CauseKind = (typeof CAUSE_KINDS)[number];
 

@@ -4,7 +4,7 @@
 import type { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
-import type { Command, RevisionView } from './types.ts';
+import type { Command, RevisionView, TemplateChange } from './types.ts';
 
 /** After changing the pod template: look again this soon. */
 const TEMPLATE_SEEN_REQUEUE_SECONDS = 1;
@@ -13,7 +13,9 @@ export function applyCommands(d: Draft, commands: Command[]): void {
   const s = d.state;
   for (const cmd of commands) {
     if (s.appliedCommandIds.includes(cmd.id)) continue;
+    d.commandId = cmd.id;
     applyOne(d, cmd);
+    d.commandId = null;
     s.appliedCommandIds = [...s.appliedCommandIds, cmd.id].slice(-APPLIED_COMMAND_MEMORY);
   }
   const consumed = new Set(s.appliedCommandIds);
@@ -75,15 +77,40 @@ function applyOne(d: Draft, cmd: Command): void {
     }
     case 'delete':
       return; // handled by plan() before any other command
-    case 'release':
+    case 'release': {
+      const refusal = cmd.refusal ?? unknownContainers(d, cmd.change);
+      if (refusal !== null) {
+        // The cluster will not take this template (or no longer has the container): the request
+        // fails now, with the reason, rather than jamming every later pass (issue 13).
+        s.refusal = `release requested by ${cmd.by} failed: ${refusal}`;
+        s.phase = 'Failed';
+        d.emit(EVENT.ReleaseFailed, s.refusal, cmd.by);
+        return;
+      }
       s.scheduledStartAt = cmd.startAt ?? null;
+      s.requestedBy = cmd.by;
       d.commandActions.push({ type: 'set-template', change: cmd.change });
       // The new template is seen by the next pass; do not count on its watch event alone (a rollout
       // applied a moment ago may not be watched yet).
       d.requeue(TEMPLATE_SEEN_REQUEUE_SECONDS);
       d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by);
       return;
+    }
   }
+}
+
+/**
+ * An image change naming a container the live template does not have would ADD a container (a
+ * strategic merge by name); `kubectl set image` refuses it, and so do we. The API checks it when
+ * the command is given; this catches a template that changed in between.
+ */
+function unknownContainers(d: Draft, change: TemplateChange): string | null {
+  if (change.type !== 'images') return null;
+  const live = d.view.revisions.find((r) => r.id === d.view.templateRevision)?.images;
+  if (!live) return null;
+  const unknown = Object.keys(change.images).filter((c) => !(c in live));
+  if (unknown.length === 0) return null;
+  return `container${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not found in the live pod template (containers: ${Object.keys(live).join(', ') || 'none'})`;
 }
 
 /** The revision an undo goes to, or why there is none. Default: the newest revision other than the current one. */

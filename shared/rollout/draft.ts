@@ -1,6 +1,6 @@
 // The mutable working copy one `plan` call builds up: the next state, the actions, the events and
 // the wake-ups. Kept separate so the planner's steps (commands, detection, progression) share it.
-import { rolloutEvent, type EventType } from './events.ts';
+import { EVENT, rolloutEvent, type EventType } from './events.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
 /** A batch only someone else can move: the workload's own pause, or the user's deletions (Manual OnDelete). */
@@ -36,6 +36,9 @@ export class Draft {
     return this.state.release;
   }
 
+  /** The command being applied: the events it causes carry its id. */
+  commandId: string | null = null;
+
   /** Record a transition; `by` names the principal when a command caused it. */
   emit(type: EventType, message: string, by: string | null = null): void {
     const rel = this.state.release;
@@ -47,6 +50,7 @@ export class Draft {
         message,
         at: this.now,
         by,
+        commandId: by === null ? null : this.commandId,
       }),
     );
   }
@@ -73,13 +77,25 @@ export class Draft {
   /** Begin a new release (or a rollback/undo, which are releases with a single implicit 100% step). */
   startRelease(kind: ReleaseKind, target: string, stable: string, opts: { id?: string; endPhase?: Release['endPhase'] } = {}): Release {
     const s = this.state;
+    const replaced = s.release;
+    if (replaced && replaced.id !== opts.id) {
+      // The release this one replaces (a new template mid-release, an undo during a rollback) ends
+      // here with the reason, so every release has exactly one end in the history.
+      this.emit(EVENT.ReleaseSuperseded, `${replaced.kind} ${replaced.id} of revision ${replaced.targetRevision} ended: replaced mid-release by ${kind === 'release' ? 'a release' : `an ${kind}`} of revision ${target}`);
+    }
     let id = opts.id;
     if (id === undefined) {
       s.releaseSeq += 1;
       id = `r${s.releaseSeq}`;
     }
     const notBefore = kind === 'release' ? latest(this.spec.startAt, s.scheduledStartAt) : null;
-    if (kind === 'release') s.scheduledStartAt = null;
+    // Who asked for the release travels with it (the four-eyes rule compares approvers against it).
+    const requestedBy = kind === 'release' ? (s.requestedBy ?? null) : (s.release?.requestedBy ?? null);
+    if (kind === 'release') {
+      s.scheduledStartAt = null;
+      s.requestedBy = null;
+    }
+    s.refusal = null;
     const now = this.now.toISOString();
     const release: Release = {
       id,
@@ -101,6 +117,7 @@ export class Draft {
       // What the workload carries wins (the truth after a lost STATE), then the release this one
       // replaces (an abort keeps its strategy), then the spec.
       strategy: this.view.strategy ?? s.release?.strategy ?? this.spec.deploymentStrategy ?? null,
+      requestedBy,
     };
     s.release = release;
     return release;

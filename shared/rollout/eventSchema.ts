@@ -34,6 +34,7 @@ export const rolloutEventSchema = z.strictObject({
   by: z.string().nullable().describe('The principal whose command caused it; null for the controller\'s own moves'),
   reason: z.string().describe('The rollout\'s one-line reason after the transition (what `rollouts get` shows)'),
   cause: causeSchema.nullable(),
+  commandId: z.string().optional().describe('The id of the command that caused it (each accepted command leaves exactly one such event); absent for the controller\'s own moves'),
 }).describe('A rollout transition (the EventBridge event detail)');
 
 /** The whole EventBridge event as a rule or a consumer (SNS, SQS, Lambda) receives it. */

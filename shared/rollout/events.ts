@@ -7,6 +7,8 @@ export const EVENT = {
   ReleaseRequested: 'Release Requested',
   ReleaseStarted: 'Release Started',
   ReleaseRestarted: 'Release Restarted',
+  /** The release a new template replaced mid-release ends so: aborted, with the reason. */
+  ReleaseSuperseded: 'Release Superseded',
   StepStarted: 'Step Started',
   BatchRestarted: 'Batch Restarted',
   BatchReady: 'Batch Ready',
@@ -45,7 +47,7 @@ export const NOTIFY_EVENTS: readonly EventType[] = [EVENT.AwaitingApproval, EVEN
 export function rolloutEvent(
   rollout: RolloutKey,
   type: EventType,
-  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null; reason?: string; cause?: Cause | null },
+  fields: { releaseId: string | null; phase: Phase; stepIndex: number | null; message: string; at: Date; by?: string | null; reason?: string; cause?: Cause | null; commandId?: string | null },
 ): RolloutEvent {
   return {
     type,
@@ -59,5 +61,6 @@ export function rolloutEvent(
     // The planner fills these with the rollout's reason after the whole plan (plan.ts finish).
     reason: fields.reason ?? '',
     cause: fields.cause ?? null,
+    ...(fields.commandId ? { commandId: fields.commandId } : {}),
   };
 }

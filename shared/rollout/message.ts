@@ -27,6 +27,7 @@ export function explain(spec: RolloutSpec, s: ReleaseState, view: WorkloadView, 
     return reason(what, cause('Paused', 'rollouts pause', `rollouts resume ${spec.name} goes on`));
   }
   if (!rel) {
+    if (s.refusal) return reason(s.refusal, cause('Failed', 'release', s.refusal));
     const last = s.lastRelease;
     if (!last) return reason(s.stableRevision ? `stable at revision ${s.stableRevision}` : 'waiting for the workload to finish its native rollout', null);
     return reason(`${last.kind} ${last.id} ${s.phase.toLowerCase()}: stable at revision ${s.stableRevision}`, null);

@@ -1,13 +1,14 @@
 // plan(spec, state, observed, now, commands) → { actions, nextState, wakeAt, events }
 // The whole release state machine as one pure function. It never reads the clock or the network;
 // the reconcile pipeline observes, calls it, applies the actions and persists nextState.
+import type { Cause } from './cause.ts';
 import { applyCommands } from './commands.ts';
 import { Draft } from './draft.ts';
-import { EVENT } from './events.ts';
+import { EVENT, rolloutEvent } from './events.ts';
 import { degradedReason, explain } from './message.ts';
 import { progress } from './progression.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
-import type { Command, PlanResult, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
+import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
 
 export function plan(
   spec: RolloutSpec,
@@ -48,15 +49,23 @@ export function plan(
   // older backup, or written by another version, may say otherwise).
   if (d.release && d.view.strategy !== null && d.release.strategy !== d.view.strategy) d.release.strategy = d.view.strategy;
   d.actions.push(...d.commandActions);
-  if (!spec.paused && !s.userPaused) progress(d);
+  // A pass that changes the template moves no pods: its batch would be paced for the revision being
+  // replaced, and the driver's budget (a lowered partition, a Deployment's surge room) would let the
+  // native controller roll the NEW template past step 1 without its approval (soak). The next pass
+  // sees the new template and restarts the release from step 1.
+  const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
+  if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
 
   // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A
   // workload that still carries a release strategy's changes is never left unheld, finalizing or not.
   // Decided after progressing, so a hand-back this very pass decides (or a crashed one replays) is not
   // undone; the hold goes first all the same, before any move.
-  if (!d.view.held && (!d.release?.finalizing || d.view.strategy !== null)) {
+  // A template change of ours always lands on a held workload: during the hand-back the native
+  // controller would otherwise roll the new template at once, past every batch and approval (soak).
+  const handingBack = d.release?.finalizing === true && d.view.strategy === null;
+  if (!d.view.held && (!handingBack || changesTemplate)) {
     d.actions.unshift({ type: 'hold' });
-    if (d.release) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
+    if (d.release && !handingBack) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
   }
   return finish(d);
 }
@@ -130,7 +139,10 @@ function planRemoval(d: Draft, commands: Command[]): PlanResult {
     s.removing = true;
     s.appliedCommandIds = [...s.appliedCommandIds, ...commands.map((c) => c.id)].slice(-APPLIED_COMMAND_MEMORY);
     s.commands = [];
-    d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller');
+    const del = commands.find((c) => c.type === 'delete');
+    d.commandId = del?.id ?? null;
+    d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller', del?.by ?? null);
+    d.commandId = null;
   }
   if (d.view.exists && (d.view.held || d.view.strategy !== null)) {
     d.actions.push({ type: 'release-hold' });
@@ -155,4 +167,18 @@ function finish(d: Draft, opts: { degraded?: boolean } = {}): PlanResult {
   // Events carry the phase and the reason the rollout has after this plan.
   const events = d.events.map((e) => ({ ...e, phase: s.phase, reason: s.message, cause: s.cause ?? null }));
   return { actions: d.actions, nextState: s, wakeAt, requeueSeconds: d.requeueSeconds, events, removed: false };
+}
+
+/**
+ * A pass that cannot go on for a reason running again will not fix (a TerminalError: no driver, an
+ * invalid stored spec, an unregistered cluster, a missing permission, a write the apiserver refuses):
+ * Degraded with the reason, commands and release kept for when it is fixed. null when the rollout
+ * already says exactly that (nothing to write).
+ */
+export function planDegraded(key: RolloutKey, state: ReleaseState, now: Date, reason: string): { nextState: ReleaseState; events: RolloutEvent[] } | null {
+  if (state.phase === 'Degraded' && state.message === reason) return null;
+  const cause: Cause = { kind: 'CannotProceed', object: null, field: null, detail: reason, since: now.toISOString(), until: null };
+  const nextState: ReleaseState = { ...structuredClone(state), phase: 'Degraded', message: reason, cause };
+  const releaseId = state.release?.id ?? state.lastRelease?.id ?? null;
+  return { nextState, events: [rolloutEvent(key, EVENT.Degraded, { releaseId, phase: 'Degraded', stepIndex: state.release?.stepIndex ?? null, message: reason, at: now, reason, cause })] };
 }

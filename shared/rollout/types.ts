@@ -142,6 +142,8 @@ export interface Release {
    * it keeps it to the end even if the spec changes. null for kinds with a single strategy.
    */
   strategy: DeploymentStrategy | null;
+  /** Who asked for it (the `release` command's principal); null when the template changed outside our API (kubectl, GitOps). */
+  requestedBy?: string | null;
 }
 
 export interface ReleaseState {
@@ -170,6 +172,13 @@ export interface ReleaseState {
   scheduledStartAt: string | null;
   /** A delete was requested: the workload is being handed back before the rollout is forgotten. */
   removing: boolean;
+  /** The principal of the `release` command whose template change the next release starts from. */
+  requestedBy?: string | null;
+  /**
+   * Why the last release request failed before it could start (the cluster refused its template
+   * change, with the apiserver's reason); cleared when the next release starts.
+   */
+  refusal?: string | null;
 }
 
 // ---- Commands (API verbs) ----------------------------------------------------------------------
@@ -185,7 +194,15 @@ export type CommandBody =
   | { type: 'resume' }
   | { type: 'abort' }
   | { type: 'undo'; toRevision?: number }
-  | { type: 'release'; change: TemplateChange; startAt?: string }
+  | {
+    type: 'release'; change: TemplateChange; startAt?: string;
+    /**
+     * Set by the reconcile pipeline, never by the API: the cluster refused this change (the
+     * apiserver's reason, or a container the live workload no longer has). The request then fails
+     * and is consumed instead of being tried on every pass.
+     */
+    refusal?: string;
+  }
   | { type: 'retry' }
   /** Stop managing the workload: hand it back to its native controller, then forget the rollout. */
   | { type: 'delete' };
@@ -305,6 +322,8 @@ export interface RolloutEvent {
   reason: string;
   /** Its structured cause (ReleaseState.cause). */
   cause: Cause | null;
+  /** The id of the command that caused it (each accepted command leaves exactly one such event). */
+  commandId?: string | null;
 }
 
 export interface PlanResult {

@@ -111,6 +111,11 @@ export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
    */
   applyCheck?(rollout: RolloutSpec): ((workload: KubeObject) => FieldIssue[]) | null;
   /**
+   * The pod template of the live workload, the one a release command changes (its containers are
+   * what `release --image NAME=…` may name). The API checks commands against it before accepting them.
+   */
+  podTemplate(workload: KubeObject): Record<string, unknown>;
+  /**
    * What handing the workload back (a deleted Rollout) leaves on it, as "field: value" lines for
    * people, read from the workload alone. Optional.
    */

@@ -16,7 +16,8 @@
 //     ReplicaSet of that image asking for more, than the batch approved so far.
 // The user's budget is what the Deployment had when the watcher started (at rest), unless given.
 import https from 'node:https';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
 import { resolveRollingBudget } from '../../shared/rollout/arithmetic.ts';
 import type { IntOrPercent } from '../../shared/rollout/types.ts';
 
@@ -65,7 +66,6 @@ export class InvariantWatcher {
   private deployment: Obj | null = null;
   private replicasChangedAt = 0;
   private baseline = false;
-  private readonly aborts: AbortController[] = [];
   private readonly caps = new Map<string, number>();
   private user: UserBudget | null;
   /** Live (non-terminating) pods per image each time the count changed, in order: a release only adds. */
@@ -77,29 +77,27 @@ export class InvariantWatcher {
 
   static async start(admin: KubeConfig, namespace: string, deploymentName: string, opts: WatchOptions = {}): Promise<InvariantWatcher> {
     const w = new InvariantWatcher(namespace, deploymentName, opts);
-    const watch = new Watch(admin);
-    const paths = {
+    w.watch = await watchPaths<'pods' | 'replicaSets' | 'deployments', Obj>(admin, {
       pods: `/api/v1/namespaces/${namespace}/pods`,
       replicaSets: `/apis/apps/v1/namespaces/${namespace}/replicasets`,
       deployments: `/apis/apps/v1/namespaces/${namespace}/deployments`,
-    } as const;
-    for (const [kind, path] of Object.entries(paths) as [keyof typeof paths, string][]) {
-      // List first (what existed before the scenario seeds the maps), then watch from that version.
-      const list = await rawGet(admin, path) as { metadata: { resourceVersion: string }; items: Obj[] };
-      for (const item of list.items) w.onEvent(kind, 'SEED', item);
-      const ctrl = await watch.watch(path, { allowWatchBookmarks: true, resourceVersion: list.metadata.resourceVersion }, (type, obj: Obj) => w.onEvent(kind, type, obj), (err) => {
-        if (err && !w.stopped) w.violations.push(`watch ${kind} ended: ${String(err)}`);
-      });
-      w.aborts.push(ctrl);
-    }
+    }, (kind, type, obj) => w.onEvent(kind, type, obj), (problem) => {
+      if (!w.stopped) w.violations.push(problem);
+    });
     return w;
   }
 
+  private watch: NamespaceWatch | null = null;
+
+  /** Times a watch ended and was listed and watched again. */
+  get rewatches(): number {
+    return this.watch?.rewatches ?? 0;
+  }
   private stopped = false;
 
   stop(): void {
     this.stopped = true;
-    for (const a of this.aborts) a.abort();
+    this.watch?.stop();
   }
 
   /**
@@ -109,6 +107,11 @@ export class InvariantWatcher {
   capPods(image: string, max: number): void {
     this.caps.set(image, max);
     this.checkPodCounts();
+  }
+
+  /** Drops every gate (an undo may bring back any earlier image). */
+  clearCaps(): void {
+    this.caps.clear();
   }
 
   /** Throws with every recorded breach. */
@@ -150,7 +153,7 @@ export class InvariantWatcher {
   private checkReplicaSet(type: string, rs: Obj): void {
     const manager = replicasOwner(rs);
     if (type === 'ADDED' && manager === NATIVE_CONTROLLER) {
-      this.violations.push(`the native controller created ReplicaSet ${rs.metadata.name}`);
+      this.violations.push(`the native controller created ReplicaSet ${rs.metadata.name} at ${new Date().toISOString()}`);
     }
     const before = this.replicaSets.get(rs.metadata.name);
     if (type !== 'MODIFIED' || !before || before.spec?.replicas === rs.spec?.replicas) return;

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { awsRetryConfig } from '../aws/retryConfig.ts';
 import { ConfigError } from '../../errors.ts';
 import { acquirePidLock } from '../local/pidLock.ts';
 import { ensureTable } from './table.ts';
@@ -66,9 +67,10 @@ export async function startEmbeddedDynamo(opts: EmbeddedDynamoOptions = {}): Pro
   return { endpoint, server, client, stop };
 }
 
-/** A DynamoDB client for a local endpoint: the region and credentials only need to be well-formed. */
+/** A DynamoDB client for a local endpoint: the region and credentials only need to be well-formed; it retries as deployed. */
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
+    ...awsRetryConfig(),
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },

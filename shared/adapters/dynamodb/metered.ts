@@ -27,14 +27,18 @@ import type {
   QueryCommandOutput,
   WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { RolloutsError } from '../../errors.ts';
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { TransientError } from '../../errors.ts';
 import type { Meter } from '../../reconcile/meter.ts';
 import type { Item } from './items.ts';
 
 type Own<T> = Omit<T, 'TableName' | 'ReturnConsumedCapacity'>;
 
 /** DynamoDB kept returning UnprocessedItems (throttling) after every retry. */
-export class UnprocessedItemsError extends RolloutsError {}
+export class UnprocessedItemsError extends TransientError {}
+
+/** DynamoDB still throttled, failed or timed out after the SDK's own retries (shared/adapters/aws/retryConfig.ts). */
+export class StoreUnavailableError extends TransientError {}
 
 const BATCH_SIZE = 25;
 const BATCH_ATTEMPTS = 6;
@@ -48,14 +52,14 @@ export class MeteredTable {
 
   async getItem(input: Own<GetItemCommandInput>): Promise<GetItemCommandOutput> {
     this.meter.add('ddb.read');
-    const out = await this.client.send(new GetItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' }));
+    const out = await guarded(() => this.client.send(new GetItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' })));
     this.addUnits('ddb.rcu', out.ConsumedCapacity, input.ConsistentRead ? 1 : 0.5);
     return out;
   }
 
   async query(input: Own<QueryCommandInput>): Promise<QueryCommandOutput> {
     this.meter.add('ddb.read');
-    const out = await this.client.send(new QueryCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' }));
+    const out = await guarded(() => this.client.send(new QueryCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' })));
     this.addUnits('ddb.rcu', out.ConsumedCapacity, input.ConsistentRead ? 1 : 0.5);
     return out;
   }
@@ -74,14 +78,14 @@ export class MeteredTable {
 
   async putItem(input: Own<PutItemCommandInput>): Promise<void> {
     await this.write(async () => {
-      const out = await this.client.send(new PutItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' }));
+      const out = await guarded(() => this.client.send(new PutItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' })));
       return out.ConsumedCapacity;
     });
   }
 
   async deleteItem(input: Own<DeleteItemCommandInput>): Promise<void> {
     await this.write(async () => {
-      const out = await this.client.send(new DeleteItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' }));
+      const out = await guarded(() => this.client.send(new DeleteItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' })));
       return out.ConsumedCapacity;
     });
   }
@@ -98,7 +102,7 @@ export class MeteredTable {
         const input: BatchWriteItemCommandInput = { RequestItems: { [this.tableName]: pending }, ReturnConsumedCapacity: 'TOTAL' };
         let unprocessed: WriteRequest[] = [];
         await this.write(async () => {
-          const out = await this.client.send(new BatchWriteItemCommand(input));
+          const out = await guarded(() => this.client.send(new BatchWriteItemCommand(input)));
           unprocessed = out.UnprocessedItems?.[this.tableName] ?? [];
           return out.ConsumedCapacity;
         });
@@ -124,6 +128,28 @@ export class MeteredTable {
     const units = list.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
     this.meter.add(key, Math.max(units, minimum));
   }
+}
+
+/**
+ * One command through the client (which retries by itself). A failure the SDK classifies as
+ * throttling, transient or a server error, once its retries are spent, becomes a TransientError;
+ * anything else (a failed condition, a validation error) is passed on as it is.
+ */
+async function guarded<T>(send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    throw transientStoreError(err) ?? err;
+  }
+}
+
+/** The TransientError for a DynamoDB failure that may pass, or null for any other failure. */
+export function transientStoreError(err: unknown): StoreUnavailableError | null {
+  if (!(err instanceof Error)) return null;
+  const sdk = err as Parameters<typeof isTransientError>[0];
+  if (!isThrottlingError(sdk) && !isTransientError(sdk) && !isServerError(sdk)) return null;
+  const attempts = (err as { $metadata?: { attempts?: number } }).$metadata?.attempts;
+  return new StoreUnavailableError(`DynamoDB: ${err.name}: ${err.message}${attempts ? ` (after ${attempts} attempts)` : ''}`, { cause: err });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,5 +1,6 @@
 // ClusterClient over @kubernetes/client-node's typed APIs. One method call = one HTTP request,
-// counted into the meter; results are the apiserver's JSON as sent (see wire.ts).
+// counted into the meter, unless the apiserver asks to be called again (see retrying.ts); results
+// are the apiserver's JSON as sent (see wire.ts). Every request has a deadline.
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { NotFoundError } from '../../errors.ts';
 import { isBuiltInApiVersion } from '../../kube/apiVersions.ts';
@@ -7,13 +8,18 @@ import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { ClusterClient } from '../../reconcile/ports.ts';
 import { customObjectOps, kindKey, kindTable, UnsupportedKindError, type KindOps } from './kinds.ts';
-import { toKubeError } from './kubeErrors.ts';
+import { retryAfterSeconds, toKubeError } from './kubeErrors.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, withApiserverRetries } from './retrying.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from './patchBody.ts';
 import { exchange, sharedConnection, type Exchange } from './wire.ts';
 import { watchPath, type WatchDoneHandler, type WatchEventHandler, type WatchHandle, type WatchQuery } from './watcher.ts';
 
 export interface KubeClusterClientOptions {
   meter?: Meter;
+  /** Deadline of one request, body included (default 10 s); then it fails as a transient KubeApiError. */
+  requestTimeoutMs?: number;
+  /** How long a Retry-After wait may be before giving up and leaving it to the next pass (tests shorten it). */
+  maxRetryAfterMs?: number;
 }
 
 export class KubeClusterClient implements ClusterClient {
@@ -22,9 +28,11 @@ export class KubeClusterClient implements ClusterClient {
   private readonly kinds: Map<string, KindOps>;
   private readonly custom: CustomObjectsApi;
   private readonly connection = sharedConnection();
+  private readonly opts: KubeClusterClientOptions;
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
     this.kc = kc;
+    this.opts = opts;
     this.meter = opts.meter ?? NO_METER;
     this.kinds = new Map(kindTable(kc.makeApiClient(AppsV1Api), kc.makeApiClient(CoreV1Api)));
     this.custom = kc.makeApiClient(CustomObjectsApi);
@@ -32,26 +40,19 @@ export class KubeClusterClient implements ClusterClient {
 
   async get(ref: ObjectRef): Promise<KubeObject | null> {
     const ops = this.ops(ref.apiVersion, ref.kind);
-    const ex = this.exchange('k8s.read');
     try {
-      await ops.read({ name: ref.name, namespace: ref.namespace }, ex.options);
+      const ex = await this.call('k8s.read', describe('get', ref), (options) => ops.read({ name: ref.name, namespace: ref.namespace }, options));
+      return decodeObject(ex, ref.apiVersion, ref.kind);
     } catch (err) {
-      const mapped = toKubeError(err, describe('get', ref));
-      if (mapped instanceof NotFoundError) return null;
-      throw mapped;
+      if (err instanceof NotFoundError) return null;
+      throw err;
     }
-    return decodeObject(ex, ref.apiVersion, ref.kind);
   }
 
   async list(apiVersion: string, kind: string, namespace: string, labelSelector: string): Promise<KubeObject[]> {
     const list = this.ops(apiVersion, kind).list;
     if (!list) throw new UnsupportedKindError(`list is not supported for ${kindKey(apiVersion, kind)}`);
-    const ex = this.exchange('k8s.read');
-    try {
-      await list({ namespace, labelSelector }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, `list ${kindKey(apiVersion, kind)} in ${namespace} (${labelSelector})`);
-    }
+    const ex = await this.call('k8s.read', `list ${kindKey(apiVersion, kind)} in ${namespace} (${labelSelector})`, (options) => list({ namespace, labelSelector }, options));
     // List items carry no apiVersion/kind on the wire; drivers expect them on every object.
     const items = (parseBody(ex) as { items?: KubeObject[] } | null)?.items ?? [];
     return items.map((item) => ({ ...item, apiVersion, kind }));
@@ -62,7 +63,7 @@ export class KubeClusterClient implements ClusterClient {
       case 'create':
         return this.create(w.object);
       case 'patch':
-        return this.patch(w.ref, w.patchType, w.patch, w.resourceVersion);
+        return this.patch(w.ref, w.patchType, w.patch, w.resourceVersion, w.dryRun ?? false);
       case 'delete':
         return this.remove(w.ref, w.resourceVersion);
     }
@@ -77,25 +78,16 @@ export class KubeClusterClient implements ClusterClient {
     const create = this.ops(object.apiVersion, object.kind).create;
     const ref = refOf(object);
     if (!create) throw new UnsupportedKindError(`create is not supported for ${kindKey(ref.apiVersion, ref.kind)}`);
-    const ex = this.exchange('k8s.write');
-    try {
-      await create({ namespace: ref.namespace, body: object }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, describe('create', ref));
-    }
+    const ex = await this.call('k8s.write', describe('create', ref), (options) => create({ namespace: ref.namespace, body: object }, options));
     return decodeObject(ex, ref.apiVersion, ref.kind);
   }
 
-  private async patch(ref: ObjectRef, patchType: keyof typeof PATCH_CONTENT_TYPE, patch: unknown, rv?: string): Promise<KubeObject> {
+  private async patch(ref: ObjectRef, patchType: keyof typeof PATCH_CONTENT_TYPE, patch: unknown, rv?: string, dryRun = false): Promise<KubeObject> {
     const call = this.ops(ref.apiVersion, ref.kind).patch;
     if (!call) throw new UnsupportedKindError(`patch is not supported for ${kindKey(ref.apiVersion, ref.kind)}`);
     const body = guardedPatchBody(patchType, patch, rv);
-    const ex = this.exchange('k8s.write', PATCH_CONTENT_TYPE[patchType]);
-    try {
-      await call({ name: ref.name, namespace: ref.namespace, body }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, describe(`${patchType} patch`, ref));
-    }
+    const params = { name: ref.name, namespace: ref.namespace, body, ...(dryRun ? { dryRun: 'All' } : {}) };
+    const ex = await this.call('k8s.write', describe(`${dryRun ? 'dry-run ' : ''}${patchType} patch`, ref), (options) => call(params, options), PATCH_CONTENT_TYPE[patchType]);
     return decodeObject(ex, ref.apiVersion, ref.kind);
   }
 
@@ -103,21 +95,28 @@ export class KubeClusterClient implements ClusterClient {
   private async remove(ref: ObjectRef, rv?: string): Promise<KubeObject | null> {
     const call = this.ops(ref.apiVersion, ref.kind).remove;
     if (!call) throw new UnsupportedKindError(`delete is not supported for ${kindKey(ref.apiVersion, ref.kind)}`);
-    const ex = this.exchange('k8s.write');
     const body = rv === undefined ? undefined : { preconditions: { resourceVersion: rv } };
-    try {
-      await call({ name: ref.name, namespace: ref.namespace, body }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, describe('delete', ref));
-    }
+    const ex = await this.call('k8s.write', describe('delete', ref), (options) => call({ name: ref.name, namespace: ref.namespace, body }, options));
     // The apiserver answers with the object (kinds with finalizers or graceful deletion, such as
     // Pods) or with a Status once it is gone.
     const answer = parseBody(ex) as KubeObject | null;
     return answer?.kind === ref.kind && answer.metadata?.deletionTimestamp ? answer : null;
   }
 
-  private exchange(kind: 'k8s.read' | 'k8s.write', contentType?: string): Exchange {
-    return exchange(this.meter, kind, { contentType, connection: this.connection });
+  /**
+   * One API call (one request, or more when the apiserver answers with a Retry-After, or a read
+   * times out), its failure mapped to a named error. Returns the exchange holding the raw body.
+   */
+  private call(kind: 'k8s.read' | 'k8s.write', what: string, send: (options: Exchange['options']) => Promise<unknown>, contentType?: string): Promise<Exchange> {
+    return withApiserverRetries(kind === 'k8s.read', async () => {
+      const ex = exchange(this.meter, kind, { contentType, connection: this.connection, timeoutMs: this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS });
+      try {
+        await send(ex.options);
+      } catch (err) {
+        throw toKubeError(err, what, retryAfterSeconds(ex.retryAfter() ?? headerOf(err)));
+      }
+      return ex;
+    }, this.opts.maxRetryAfterMs === undefined ? {} : { maxWaitMs: this.opts.maxRetryAfterMs });
   }
 
   private ops(apiVersion: string, kind: string): KindOps {
@@ -130,6 +129,12 @@ export class KubeClusterClient implements ClusterClient {
     if (!ops) throw new UnsupportedKindError(`unsupported kind ${key}`);
     return ops;
   }
+}
+
+/** client-node's ApiException keeps the response headers too. */
+function headerOf(err: unknown): string | undefined {
+  const headers = (err as { headers?: Record<string, string> } | null)?.headers;
+  return headers?.['retry-after'];
 }
 
 function parseBody(ex: Exchange): unknown {

@@ -5,20 +5,33 @@ import {
   ForbiddenError,
   GoneError,
   NotFoundError,
-  RolloutsError,
+  TerminalError,
+  TransientError,
   UnauthorizedError,
   ValidationError,
   type FieldIssue,
 } from '../../errors.ts';
 
-/** Any other apiserver failure (429, 5xx, timeouts, connection errors); `status` is 0 when no response came back. */
-export class KubeApiError extends RolloutsError {
+/**
+ * The apiserver could not answer now (429, 5xx, a timeout, a connection error; `status` 0 when no
+ * response came back): a transient fault. `retryAfterSeconds` is its Retry-After header, if any.
+ */
+export class KubeApiError extends TransientError {
   readonly status: number;
   readonly reason: string | undefined;
-  constructor(message: string, status: number, reason: string | undefined, options?: ErrorOptions) {
+  constructor(message: string, status: number, reason: string | undefined, options?: ErrorOptions & { retryAfterSeconds?: number | null }) {
     super(message, options);
     this.status = status;
     this.reason = reason;
+  }
+}
+
+/** Any other status (405, 406, 415, 501…): our request is wrong, and repeating it cannot help. */
+export class KubeRequestError extends TerminalError {
+  readonly status: number;
+  constructor(message: string, status: number, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
   }
 }
 
@@ -47,7 +60,7 @@ export interface KubeStatus {
  * Accepts client-node's ApiException ({code, body}), the Error its Watch throws ({statusCode}),
  * or a Status object from a watch ERROR event.
  */
-export function toKubeError(err: unknown, what: string): Error {
+export function toKubeError(err: unknown, what: string, retryAfterSeconds: number | null = null): Error {
   const code = httpStatusOf(err);
   const status = statusBodyOf(err);
   const detail = status?.message ?? (err instanceof Error && code === 0 ? err.message : undefined);
@@ -68,8 +81,20 @@ export function toKubeError(err: unknown, what: string): Error {
     case 422:
       return new InvalidObjectError(message, issuesOf(status, what), options);
     default:
-      return new KubeApiError(message, code, status?.reason, options);
+      if (code === 0 || code === 408 || code === 429 || (code >= 500 && code !== 501)) {
+        return new KubeApiError(message, code, status?.reason, { ...options, retryAfterSeconds });
+      }
+      return new KubeRequestError(message, code, options);
   }
+}
+
+/** Seconds of a Retry-After header (delta-seconds or an HTTP date), or null when absent or unreadable. */
+export function retryAfterSeconds(header: string | null | undefined, now: number = Date.now()): number | null {
+  if (header === undefined || header === null || header.trim() === '') return null;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 function httpStatusOf(err: unknown): number {

@@ -20,6 +20,8 @@ export interface Exchange {
   readonly options: ConfigurationOptions;
   /** The raw response body of the call, once it has completed (success or failure). */
   body(): string | undefined;
+  /** The response's Retry-After header, if it had one. */
+  retryAfter(): string | undefined;
 }
 
 /**
@@ -30,15 +32,20 @@ export interface Exchange {
 export function exchange(
   meter: Meter,
   kind: 'k8s.read' | 'k8s.write',
-  opts: { contentType?: string; connection?: ObservableMiddleware } = {},
+  opts: { contentType?: string; connection?: ObservableMiddleware; timeoutMs?: number } = {},
 ): Exchange {
   let raw: string | undefined;
+  let retryAfter: string | undefined;
   const capture: ObservableMiddleware = {
     pre(ctx: RequestContext) {
       meter.add(kind);
+      // A hung apiserver (or a proxy in front of it) must not hold the pass, and with it the key's
+      // place in the queue, forever: the request is abandoned after its deadline (body included).
+      if (opts.timeoutMs !== undefined) ctx.setSignal(AbortSignal.timeout(opts.timeoutMs));
       return new Observable(Promise.resolve(ctx));
     },
     post(rsp: ResponseContext) {
+      retryAfter = rsp.headers['retry-after'];
       return new Observable(
         rsp.body.text().then((text) => {
           raw = text;
@@ -52,6 +59,7 @@ export function exchange(
   return {
     options: opts.contentType ? setHeaderOptions('Content-Type', opts.contentType, base) : base,
     body: () => raw,
+    retryAfter: () => retryAfter,
   };
 }
 

@@ -113,9 +113,20 @@ export interface ControlPlane {
    * `auditLog: true`.
    */
   auditEvents(): AuditEvent[];
+  /**
+   * Stops one component (SIGTERM, then SIGKILL after the grace period), leaving the rest running:
+   * an outage of, say, the controller manager for a soak. A no-op when it is not running.
+   */
+  stopComponent(name: RestartableComponent): Promise<void>;
+  /** Starts a stopped component again with the same arguments and waits until it is healthy. */
+  startComponent(name: RestartableComponent): Promise<void>;
   /** Kills every process it started (SIGTERM, then SIGKILL after a grace period) and waits for them. */
   stop(): Promise<void>;
 }
+
+/** The components that may be stopped and started while the rest of the control plane runs. */
+export const RESTARTABLE_COMPONENTS = ['kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
+export type RestartableComponent = (typeof RESTARTABLE_COMPONENTS)[number];
 
 const DEFAULT_POD_READY_DELAY_MS = 500;
 const DEFAULT_NODES = 3;
@@ -206,9 +217,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     admin.loadFromFile(kubeconfigPath('admin'));
     if (restarted) await releaseNodeLeases(admin, nodeCount);
 
-    const kcm = start('kube-controller-manager', controllerManagerArgs(ports, files));
-    const sched = start('kube-scheduler', schedulerArgs(ports, files));
-    const kwok = start('kwok', kwokArgs(ports, files));
+    const restartable: Record<RestartableComponent, { args: string[]; probe: ReturnType<typeof httpProbe> | null }> = {
+      'kube-controller-manager': { args: controllerManagerArgs(ports, files), probe: httpProbe(`https://127.0.0.1:${ports.controllerManager}/healthz`) },
+      'kube-scheduler': { args: schedulerArgs(ports, files), probe: httpProbe(`https://127.0.0.1:${ports.scheduler}/readyz`) },
+      kwok: { args: kwokArgs(ports, files), probe: null },
+    };
+    const kcm = start('kube-controller-manager', restartable['kube-controller-manager'].args);
+    const sched = start('kube-scheduler', restartable['kube-scheduler'].args);
+    const kwok = start('kwok', restartable.kwok.args);
     const rollouts = new KubeConfig();
     rollouts.loadFromFile(kubeconfigPath('rollouts'));
 
@@ -248,6 +264,18 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       auditEvents() {
         if (!files.audit) throw new ConfigError('the audit log is off: start the control plane with auditLog: true');
         return readAuditEvents(files.audit.logFile);
+      },
+      async stopComponent(name) {
+        await Promise.all(daemons.filter((d) => d.name === name && d.exit === undefined).map((d) => d.stop(STOP_GRACE_MS)));
+        log(`stopped ${name}`);
+      },
+      async startComponent(name) {
+        if (stopping) throw new ConfigError(`the control plane is stopping; ${name} cannot start`);
+        if (daemons.some((d) => d.name === name && d.exit === undefined)) return;
+        const { args, probe } = restartable[name];
+        const daemon = start(name, args);
+        if (probe) await waitUntilReady(probe, { ...ready, what: 'health', daemon });
+        log(`started ${name} again`);
       },
       stop() {
         stopping ??= stopDaemons().then(() => {

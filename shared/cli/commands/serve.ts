@@ -13,6 +13,7 @@ interface ServeFlags {
   /** false with --no-watch. */
   watch?: boolean;
   verbose?: boolean;
+  dynamodbEndpoint?: string;
 }
 
 const POD_READY_ENV = 'ROLLOUTS_POD_READY_MS';
@@ -23,6 +24,11 @@ function wholeNumber(what: string, max: number, min = 0) {
     if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min) throw new InvalidArgumentError(`${what} must be a whole number from ${min} to ${max}.`);
     return Number(value);
   };
+}
+
+function httpUrl(value: string): string {
+  if (!/^https?:\/\/[^\s/]+\/?$/.test(value)) throw new InvalidArgumentError('--dynamodb-endpoint must be an http(s) URL such as http://127.0.0.1:8000.');
+  return value;
 }
 
 function clockTime(d: Date): string {
@@ -57,6 +63,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
         cluster: flags.sandbox ? 'sandbox' : 'auto',
         fresh: flags.fresh ?? false,
         watch: flags.watch ?? true,
+        ...(flags.dynamodbEndpoint === undefined ? {} : { dynamodbEndpoint: flags.dynamodbEndpoint }),
         ...(flags.resyncSeconds === undefined ? {} : { resyncPeriodMs: flags.resyncSeconds * 1000 }),
         ...(podReadyDelayMs === undefined ? {} : { podReadyDelayMs }),
         ...(flags.port === undefined ? {} : { port: flags.port }),
@@ -114,6 +121,7 @@ export function register(program: Command, io: CliIO): void {
     .option('--no-watch', 'for tests: run without watches, as if every watch event were lost (releases then move through the resync)')
     .option('--port <port>', 'API port on 127.0.0.1 (default: any free port; the URL is written to <data dir>/endpoint)', wholeNumber('--port', 65535))
     .option('--pod-ready-ms <ms>', `sandbox: how long pods take to become ready (default 2000, or $${POD_READY_ENV})`, wholeNumber('--pod-ready-ms', 600_000))
+    .option('--dynamodb-endpoint <url>', 'keep the rollouts in this DynamoDB (e.g. DynamoDB Local) instead of the embedded one', httpUrl)
     .option('-v, --verbose', 'print every reconcile pass')
     .addHelpText('after', `
 Data directory: ./.rollouts (or $ROLLOUTS_HOME): DynamoDB data, the sandbox, "endpoint" (the API URL

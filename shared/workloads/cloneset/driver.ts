@@ -3,7 +3,7 @@
 import type { ClusterClient } from '../../kube/cluster.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec } from '../common/objects.ts';
+import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { itself } from '../common/ownership.ts';
 import { controlledPods, ownedRevisions, revisionMembersOf } from '../common/revisions.ts';
 import { CLONESET_API_VERSION, podRevisionIn } from './cloneSetObjects.ts';
@@ -57,6 +57,7 @@ export const cloneSetDriver: WorkloadDriver<'CloneSet'> = {
     batch: 'partition = the old pods to keep (a percent when it is exact at N, else an int): the CloneSet updates the rest by its own type (ReCreate, InPlaceIfPossible, InPlaceOnly) within its maxUnavailable and maxSurge',
     restore: 'the user\'s partition (recorded in rollouts.serverless-rollouts.io/original-partition); type, paused, maxUnavailable and maxSurge are never changed',
   },
+  podTemplate: templateOf,
   observe,
   view: cloneSetView,
   writes: cloneSetWrites,

@@ -13,13 +13,16 @@ import { objectRef, templateOf } from './objects.ts';
 /** Kubernetes applies strategic merge patches to its built-in types only. */
 export const takesStrategicMerge = isBuiltInApiVersion;
 
+/** The reason of every template-change write: the reconcile tells a refused release request by it. */
+export const TEMPLATE_CHANGE_REASON = 'apply the requested pod template change';
+
 /**
  * No resourceVersion: the patch is idempotent and must not lose to the hold patch the driver sends
  * just before it.
  */
 export function templateChangeWrite(workload: KubeObject, change: TemplateChange): KubeWrite {
   const target = objectRef(workload);
-  const reason = 'apply the requested pod template change';
+  const reason = TEMPLATE_CHANGE_REASON;
   if (!takesStrategicMerge(workload.apiVersion) && change.type === 'images') {
     return { verb: 'patch', ref: target, patchType: 'json', patch: imageOps(workload, change.images), reason };
   }

@@ -6,7 +6,7 @@ import type { ClusterClient } from '../../kube/cluster.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { RolloutSpec, WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec } from '../common/objects.ts';
+import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { itself } from '../common/ownership.ts';
 import { manualNeedsOnDelete } from '../common/onDeletePolicy.ts';
 import { controlledPods, ownedRevisions, revisionMembersOf } from '../common/revisions.ts';
@@ -66,6 +66,7 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
         batch: 'partition = nodes to keep old: the Advanced DaemonSet updates the others (node name, last first) by its own rollingUpdateType, maxUnavailable and maxSurge; OnDelete: we delete pods as for a native DaemonSet',
         restore: 'the user\'s partition (recorded in rollouts.serverless-rollouts.io/original-partition); paused, maxUnavailable, maxSurge and rollingUpdateType are never changed',
       },
+    podTemplate: templateOf,
     observe: observeWith(flavor),
     view: (obs) => daemonSetView(obs, flavor),
     writes: (obs, actions, view) => daemonSetWrites(obs, actions, view, flavor),

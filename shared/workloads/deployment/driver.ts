@@ -129,6 +129,7 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   revisionHolder: 'ReplicaSet',
   revisionMembers,
   observe,
+  podTemplate: templateOf,
   view: deploymentView,
   writes: deploymentWrites,
   applyCheck: () => applyProblems,

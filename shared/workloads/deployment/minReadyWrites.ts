@@ -56,6 +56,13 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
         handBack = true;
         break;
       case 'set-template':
+        // Mid-release the live budget was sized for the batch being replaced: paused, the native
+        // controller rolls nothing of the new template until the next pass paces its step 1
+        // (which unpauses in the same patch that sets that step's budget).
+        if (spec(d).paused !== true) {
+          patch.spec.paused = true;
+          patch.reasons.push('hold (pause) while the pod template changes');
+        }
         templateWrites.push(templateChangeWrite(d, action.change));
         break;
       case 'restore-template': {

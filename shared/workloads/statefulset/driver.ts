@@ -5,7 +5,7 @@
 import type { ClusterClient } from '../../kube/cluster.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
-import { selectorString, spec } from '../common/objects.ts';
+import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { itself } from '../common/ownership.ts';
 import { manualNeedsOnDelete } from '../common/onDeletePolicy.ts';
 import { revisionMembersOf } from '../common/revisions.ts';
@@ -78,6 +78,7 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
         (flavor.kind === 'AdvancedStatefulSet' ? '; paused, maxUnavailable and podUpdatePolicy are never changed' : '; maxUnavailable is never changed'),
     },
     observe: observeWith(flavor),
+    podTemplate: templateOf,
     view: (obs) => statefulSetView(obs, flavor),
     writes: (obs, actions, view) => statefulSetWrites(obs, actions, view, flavor),
     applyCheck: (rollout) => manualNeedsOnDelete(rollout, updateStrategyType, flavor.title),

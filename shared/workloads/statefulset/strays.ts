@@ -23,11 +23,15 @@ export interface StrayInput {
 /**
  * Deletes of stray pods, highest ordinal first, only while the controller has nothing to do above
  * the partition (so the two never spend the unavailability budget at the same time) and within the
- * set's maxUnavailable; [] when the current revision is not wanted below the partition either.
+ * set's maxUnavailable.
  */
 export function strayDeletions(x: StrayInput): KubeWrite[] {
   const current = currentRevisionOf(x.set);
-  if (current === '' || current === x.target || (x.distribution[current] ?? 0) <= 0) return [];
+  // The release's own stable revision may not be the set's current one (a release restarted during a
+  // rollback: the pods below the partition are the current revision's, whatever the plan calls
+  // stable). Below the partition only the current revision can ever be, so every other one is a
+  // stray, or the batch would wait for pods that never leave (soak).
+  if (current === '' || current === x.target) return [];
   const total = num(spec(x.set).replicas, 1);
   const start = num((spec(x.set).ordinals as { start?: unknown } | undefined)?.start, 0);
   const byIndex = new Map<number, KubeObject>();

@@ -108,14 +108,22 @@ describe('apply', () => {
     await assertNothingChanged(a);
   });
 
-  test('when clusters must be registered, an unknown cluster is a 422 on "cluster"', async () => {
+  test('when clusters must be registered, an unknown cluster is a 404 on "cluster"', async () => {
     const a = api({ requireRegisteredCluster: true });
     const res = await a.call('PUT', PATH, rolloutDoc());
-    assert.equal(res.status, 422);
+    assert.equal(res.status, 404);
     assert.equal((res.json.error as { issues: { path: string }[] }).issues[0]?.path, 'cluster');
     await assertNothingChanged(a);
     await a.store.putCluster({ name: 'prod', eks: { clusterName: 'prod', region: 'eu-west-1' } });
     assert.equal((await a.call('PUT', PATH, rolloutDoc())).status, 201);
+  });
+
+  test('an API that serves named clusters only (local mode) answers 404 for any other, and stores nothing', async () => {
+    const a = api({ clusterNames: ['local'] });
+    const res = await a.call('PUT', PATH, rolloutDoc());
+    assert.equal(res.status, 404);
+    assert.match(String((res.json.error as { message: string }).message), /cluster "prod" is not registered \(this API serves "local"\)/);
+    await assertNothingChanged(a);
   });
 
   test('a body over the limit is a 413 before anything is parsed', async () => {

@@ -111,6 +111,15 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
   });
 });
 
+describe('MinReadySeconds strategy: a new image mid-release (soak)', () => {
+  it('pauses the Deployment before the template changes (the live batch budget let the native controller roll the new image past step 1)', () => {
+    const obs = observation(takenOver({ maxSurge: 1, maxUnavailable: 0 }), [stable(9), canary(1)]);
+    const writes = deploymentWrites(obs, [{ type: 'set-template', change: { type: 'images', images: { app: 'web:v3' } } }]) as any[];
+    assert.deepEqual(writes.map((w) => w.patch), [{ spec: { paused: true } }, { spec: { template: { spec: { containers: [{ name: 'app', image: 'web:v3' }] } } } }]);
+    assert.equal(writes[0].resourceVersion, '100', 'the pause is guarded, and goes first');
+  });
+});
+
 describe('Deployment view under a MinReadySeconds release', () => {
   it('is held without a pause, names the strategy from the annotations, and reports the user\'s budget', () => {
     const view = deploymentView(observation(takenOver({ maxSurge: 1, maxUnavailable: 0 }), [stable(10), canary(1)]));

@@ -128,6 +128,14 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
       }]);
     });
 
+    it('deletes a stray below the partition even when the release calls another revision stable (a release restarted during a rollback waited forever)', () => {
+      // The set's current revision is V2 (a finished release), a rollback to V1 had moved web-2 back, then V3 arrived: the plan says {V3: 1, V1: 4}.
+      const obs = observation(statefulSet({ partition: 4, record: '4', image: 'web:v3', currentRevision: V2, updateRevision: V3 }), [revision(V1, 1), revision(V2, 2), revision(V3, 3)],
+        [pod(0, V2), pod(1, V2), pod(2, V1), pod(3, V2), pod(4, V3)]);
+      const writes = statefulSetWrites(obs, [step1]) as { verb: string; ref: { name: string } }[];
+      assert.deepEqual(writes.map((w) => [w.verb, w.ref.name]), [['delete', 'web-2']]);
+    });
+
     it('deletes nothing while a pod is unavailable or the controller still has pods to update above the partition', () => {
       assert.deepEqual(statefulSetWrites(restarted([pod(0, V1), pod(1, V1, { ready: false }), pod(2, V2), pod(3, V2), pod(4, V3)]), [step1]), []);
       assert.deepEqual(statefulSetWrites(restarted([pod(0, V1), pod(1, V1), pod(2, V2), pod(3, V2), pod(4, V2)]), [step1]), []);

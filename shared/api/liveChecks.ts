@@ -1,0 +1,74 @@
+// Commands checked against the live workload before they are accepted (issue 13): what `kubectl
+// set image` and `kubectl rollout undo` would refuse is refused here, with the field and the reason,
+// and nothing is recorded. The API reads with its read-only identity (serverless-rollouts-view);
+// the template change itself is sent to the apiserver as a server-side dry-run (dryRun=All: it runs
+// validation and admission and stores nothing), which the deployed API may do through the
+// serverless-rollouts-dryrun group (infra/k8s/rollouts-rbac.yaml; a ValidatingAdmissionPolicy there
+// refuses that group anything but dry-runs). An API without cluster access, or without the dry-run
+// grant, skips what it cannot check: the reconcile then fails such a release with the apiserver's
+// reason instead (shared/reconcile/reconcile.ts), so nothing ever wedges.
+import { ForbiddenError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
+import type { KubeObject } from '../kube/types.ts';
+import type { ClusterClient } from '../reconcile/ports.ts';
+import type { CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import { canonicalJson, images } from '../workloads/common/objects.ts';
+import { templateChangeWrite } from '../workloads/common/templateChange.ts';
+import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { HttpError, unprocessable } from './httpError.ts';
+import type { ApiDeps } from './types.ts';
+
+/** Throws the 4xx a command deserves given the live workload; returns when it may be recorded. */
+export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, ref: WorkloadRef, body: CommandBody): Promise<void> {
+  if (body.type !== 'release' && body.type !== 'undo') return;
+  const driver = WORKLOAD_DRIVERS[ref.kind];
+  if (!deps.clusters || !driver) return;
+  let client: ClusterClient;
+  let workload: KubeObject | null;
+  try {
+    client = await deps.clusters.client(key.cluster);
+    workload = await client.get({ apiVersion: ref.apiVersion, kind: ref.kind, namespace: key.namespace, name: ref.name });
+  } catch (err) {
+    if (err instanceof TransientError) throw err;
+    return; // no read access here: the reconcile decides
+  }
+  if (!workload) throw new NotFoundError(`${ref.kind} ${key.namespace}/${ref.name} does not exist in cluster "${key.cluster}"`);
+  const template = driver.podTemplate(workload);
+
+  if (body.type === 'undo') {
+    const view = driver.view(await driver.observe(client, key.namespace, ref, deps.clock.now()));
+    const retained = view.revisions.map((r) => r.number).filter((n) => n > 0).sort((a, b) => a - b);
+    const list = retained.length > 0 ? retained.join(', ') : 'none';
+    if (body.toRevision !== undefined) {
+      const found = view.revisions.find((r) => r.number === body.toRevision);
+      if (!found) throw new HttpError(409, `toRevision: revision ${body.toRevision} is not retained by ${ref.kind} ${key.namespace}/${ref.name} (retained: ${list})`);
+    } else if (!view.revisions.some((r) => r.id !== view.templateRevision)) {
+      throw new HttpError(409, `there is no previous revision to go back to (retained: ${list})`);
+    }
+    return;
+  }
+
+  const change = body.change;
+  if (change.type === 'images') {
+    const live = images(template);
+    const unknown = Object.keys(change.images).filter((c) => !(c in live));
+    if (unknown.length > 0) {
+      throw unprocessable(unknown.map((c) => ({ path: `images.${c}`, reason: `no container "${c}" in ${ref.kind} ${key.namespace}/${ref.name} (containers: ${Object.keys(live).join(', ') || 'none'})` })));
+    }
+    if (Object.entries(change.images).every(([c, img]) => live[c] === img)) {
+      throw new HttpError(409, `nothing to release: ${Object.entries(change.images).map(([c, img]) => `container ${c} already runs ${img}`).join(', ')}`);
+    }
+  }
+  let result: KubeObject | null;
+  try {
+    result = await client.write({ ...templateChangeWrite(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err);
+    }
+    if (err instanceof ForbiddenError) return; // no dry-run grant: the reconcile reports a refusal as a failed release
+    throw err;
+  }
+  if (result && canonicalJson(driver.podTemplate(result)) === canonicalJson(template)) {
+    throw new HttpError(409, 'nothing to release: the change leaves the pod template as it is');
+  }
+}

@@ -1,0 +1,314 @@
+// The soak (`npm run soak`, and its smoke run in npm test): many releases over a fleet of Deployments
+// (both strategies) and StatefulSets, driven through local mode's HTTP API by a seeded random user
+// (approvals, pauses, resumes, aborts, undos, new images mid-release, HPA-like scales), while every
+// apiserver and DynamoDB request of the reconciler goes through a fault-injecting proxy, the
+// reconciler (local mode, a child process) is killed with SIGKILL and started again at random, and
+// kube-controller-manager is stopped for a while. Invariant watchers follow every workload on the
+// real cluster; at the end every rollout is drained, its history checked, deleted, and its workload
+// compared with what the user had. The seed fixes the fleet, each rollout's choices and the fault
+// draws (in request order); timings vary between runs, so a replay reproduces the mix, not the
+// interleaving.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AppsV1Api } from '@kubernetes/client-node';
+import { DynamoStateStore } from '../../../shared/adapters/dynamodb/stateStore.ts';
+import { LOCAL_CLUSTER } from '../../../shared/local/dataDir.ts';
+import type { StatusResponse } from '../../../shared/api/types.ts';
+import { startDynalite } from '../dynalite.ts';
+import { startDynamoFaultProxy, type DynamoFault } from '../faults/dynamoFaultProxy.ts';
+import type { FaultTable } from '../faults/faultPlan.ts';
+import { startKubeFaultProxy, type KubeFault, type KubeVerb } from '../faults/kubeFaultProxy.ts';
+import { Random } from '../faults/prng.ts';
+import { InvariantWatcher } from '../invariants.ts';
+import { mergePatch, startTestCluster } from '../kube.ts';
+import { ServeProcess, cleanEnv } from '../localModeProcess.ts';
+import { checkHistory } from './historyChecks.ts';
+import { IMAGE, createFleet, handBackDiff, nativelySettled, userFields, type FleetMember } from './fleet.ts';
+import { SetWatcher } from './setWatcher.ts';
+import { SoakApi } from './soakApi.ts';
+
+export interface SoakOptions {
+  seed: number;
+  rollouts: number;
+  /** How long the random user acts (faults, kills and the outage happen in this window). */
+  chaosMs: number;
+  kills: number;
+  /** The kube-controller-manager outage: when (from the start of the chaos) and how long. */
+  outageAtMs: number;
+  outageMs: number;
+  /** Share of apiserver and DynamoDB requests faulted during the chaos. */
+  faultRate: number;
+  podReadyDelayMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface SoakSummary {
+  seed: number;
+  options: Omit<SoakOptions, 'log'>;
+  durationSeconds: number;
+  rollouts: Record<string, number>;
+  releases: number;
+  releaseEnds: Record<string, number>;
+  commandsAccepted: number;
+  apiRequests: number;
+  kills: number;
+  outage: { component: string; seconds: number };
+  kube: { requests: number; faults: number; faultRate: number; byVerb: Record<string, number>; faultsByKind: Record<string, number> };
+  dynamodb: { requests: number; faults: number; faultRate: number; byOperation: Record<string, number>; faultsByKind: Record<string, number> };
+  watcherRewatches: number;
+  violations: string[];
+  /** The history of each rollout with a violation, one line per entry (to read with the seed). */
+  evidence: Record<string, string[]>;
+}
+
+/** Splits `rate` over the faults of each verb (weights in parts per hundred). */
+function kubeTable(rate: number): FaultTable<KubeVerb, KubeFault> {
+  const scale = (w: Partial<Record<KubeFault, number>>) => Object.fromEntries(Object.entries(w).map(([k, v]) => [k, (v * rate) / 100])) as Partial<Record<KubeFault, number>>;
+  const reads = scale({ throttle: 25, internal: 15, unavailable: 20, timeout: 10, hang: 5, delay: 25 });
+  const writes = scale({ conflict: 20, throttle: 20, internal: 15, unavailable: 15, timeout: 5, hang: 5, dropResponse: 10, delay: 10 });
+  return { get: reads, list: reads, watch: scale({ cutWatch: 50, gone: 30, throttle: 10, delay: 10 }), create: writes, update: writes, patch: writes, delete: writes };
+}
+
+function dynamoTable(rate: number): FaultTable<string, DynamoFault> {
+  const odds = { ProvisionedThroughputExceededException: 0.3 * rate, ThrottlingException: 0.25 * rate, InternalServerError: 0.25 * rate, timeout: 0.1 * rate, lostResponse: 0.1 * rate };
+  return Object.fromEntries(['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem', 'UpdateItem', 'DescribeTable'].map((op) => [op, odds]));
+}
+
+export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
+  const log = opts.log ?? (() => {});
+  const started = Date.now();
+  const rng = new Random(opts.seed);
+  const violations: string[] = [];
+  const work = mkdtempSync(path.join(tmpdir(), 'rollouts-soak-'));
+  const home = path.join(work, 'home');
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  let serve: ServeProcess | null = null;
+  let kills = 0;
+  try {
+    const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 400, nodes: 3 });
+    cleanups.push(() => cluster.stop());
+    const dynalite = await startDynalite({ tableName: 'rollouts' });
+    cleanups.push(() => dynalite.stop());
+    const kube = await startKubeFaultProxy({ target: cluster.server, certDir: path.join(cluster.dataDir, 'pki', 'apiserver'), seed: opts.seed, table: kubeTable(opts.faultRate) });
+    cleanups.push(() => kube.stop());
+    const dynamo = await startDynamoFaultProxy({ target: dynalite.endpoint, seed: opts.seed + 1, table: dynamoTable(opts.faultRate) });
+    cleanups.push(() => dynamo.stop());
+    kube.plan.setEnabled(false);
+    dynamo.plan.setEnabled(false);
+    const kubeconfig = path.join(work, 'faulted.kubeconfig');
+    kube.writeKubeconfig(kubeconfig, cluster.rolloutsToken);
+
+    log(`seed ${opts.seed}: creating ${opts.rollouts} workloads`);
+    const fleet = await createFleet(cluster.admin, rng, opts.rollouts);
+    const watchers = new Map<string, InvariantWatcher | SetWatcher>();
+    for (const m of fleet) {
+      await waitUntil(() => nativelySettled(cluster.admin, m), 120_000, `${m.namespace} to start`);
+      m.userFields = await userFields(cluster.admin, m);
+      watchers.set(m.namespace, m.kind === 'StatefulSet'
+        ? await SetWatcher.start(cluster.admin, m.namespace, m.name)
+        : await InvariantWatcher.start(cluster.admin, m.namespace, m.name, { partition: m.kind === 'Partition', surgeAllowance: 1 }));
+    }
+    cleanups.push(() => { for (const w of watchers.values()) w.stop(); });
+
+    const env = cleanEnv({ KUBECONFIG: kubeconfig });
+    const serveArgs = ['--dynamodb-endpoint', dynamo.endpoint, '--resync-seconds', '15'];
+    serve = await ServeProcess.start(home, serveArgs, env);
+    cleanups.push(() => serve?.interrupt());
+    const api = new SoakApi(home, LOCAL_CLUSTER);
+    for (const m of fleet) {
+      const answer = await api.call('PUT', api.rolloutPath(m.namespace, m.name), m.document);
+      if (answer.status !== 201 && answer.status !== 200) throw new Error(`apply ${m.namespace}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+    const status = async (m: FleetMember) => (await api.call('GET', api.rolloutPath(m.namespace, m.name, '/status'))).body as unknown as StatusResponse;
+    await Promise.all(fleet.map((m) => waitUntil(async () => (await status(m)).settled, 120_000, `${m.namespace} to be adopted`)));
+
+    // ---- chaos ----
+    log(`chaos for ${opts.chaosMs / 1000}s: faults at ${opts.faultRate * 100}%, ${opts.kills} kills, kube-controller-manager down for ${opts.outageMs / 1000}s`);
+    kube.plan.setEnabled(true);
+    dynamo.plan.setEnabled(true);
+    const chaosEnd = Date.now() + opts.chaosMs;
+    const actors = fleet.map((m, i) => actor(m, new Random(opts.seed * 1000 + i), api, watchers.get(m.namespace) as InvariantWatcher | SetWatcher, cluster.admin.makeApiClient(AppsV1Api), chaosEnd, violations));
+    const killer = (async () => {
+      const krng = new Random(opts.seed + 7);
+      const interval = opts.chaosMs / (opts.kills + 1);
+      for (let k = 0; k < opts.kills; k += 1) {
+        await sleep(interval * (0.5 + krng.float()));
+        if (Date.now() >= chaosEnd) break;
+        await (serve as ServeProcess).kill9();
+        kills += 1;
+        serve = await ServeProcess.start(home, serveArgs, env);
+      }
+    })();
+    const outage = (async () => {
+      await sleep(opts.outageAtMs);
+      log('stopping kube-controller-manager');
+      await cluster.stopComponent('kube-controller-manager');
+      await sleep(opts.outageMs);
+      await cluster.startComponent('kube-controller-manager');
+      log('kube-controller-manager is back');
+    })();
+    await Promise.all([...actors, killer, outage]);
+    const kubeAtEnd = { total: kube.plan.totalRequests(), ...kube.plan.summary() };
+    const dynamoAtEnd = { total: dynamo.plan.totalRequests(), ...dynamo.plan.summary() };
+
+    // ---- drain: no more faults; every release is brought to an end ----
+    log('draining: faults off, approving and resuming until every rollout is settled');
+    kube.plan.setEnabled(false);
+    dynamo.plan.setEnabled(false);
+    await Promise.all(fleet.map((m) => drain(m, api, status, watchers.get(m.namespace) as InvariantWatcher | SetWatcher, violations)));
+
+    // ---- checks on the stored history ----
+    const store = new DynamoStateStore({ client: dynalite.client, tableName: 'rollouts' });
+    let releases = 0;
+    const evidence: Record<string, string[]> = {};
+    const releaseEnds: Record<string, number> = {};
+    for (const m of fleet) {
+      const key = { cluster: LOCAL_CLUSTER, namespace: m.namespace, name: m.name };
+      const history = await store.listHistory(key);
+      const verdict = checkHistory(m.namespace, m.steps, history, (await store.load(key)).state.state, api.accepted.get(`${m.namespace}/${m.name}`) ?? []);
+      violations.push(...verdict.violations);
+      if (verdict.violations.length > 0) evidence[m.namespace] = history.sort((a, b) => a.seq - b.seq).map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`);
+      releases += verdict.releases;
+      for (const [k, n] of Object.entries(verdict.ends)) releaseEnds[k] = (releaseEnds[k] ?? 0) + n;
+    }
+
+    // ---- hand-back: delete every rollout; the workload must be exactly the user's again ----
+    log('deleting every rollout: each workload goes back to its user');
+    for (const m of fleet) {
+      const code = await api.command(m.namespace, m.name, 'delete');
+      if (code !== 202 && code !== 200) violations.push(`${m.namespace}: delete answered ${code}`);
+    }
+    await Promise.all(fleet.map(async (m) => {
+      await waitUntil(async () => (await api.call('GET', api.rolloutPath(m.namespace, m.name))).status === 404, 120_000, `${m.namespace} to be deleted`)
+        .catch((err: unknown) => violations.push(String(err)));
+      await waitUntil(() => nativelySettled(cluster.admin, m), 120_000, `${m.namespace} to settle natively after the hand-back`).catch((err: unknown) => violations.push(String(err)));
+      const diff = await handBackDiff(cluster.admin, m);
+      if (diff) violations.push(diff);
+    }));
+    for (const [ns, w] of watchers) for (const v of w.violations) violations.push(`${ns}: ${v}`);
+    const rewatches = [...watchers.values()].reduce((n, w) => n + w.rewatches, 0);
+
+    const accepted = [...api.accepted.values()].reduce((n, ids) => n + ids.length, 0);
+    return {
+      seed: opts.seed,
+      options: { seed: opts.seed, rollouts: opts.rollouts, chaosMs: opts.chaosMs, kills: opts.kills, outageAtMs: opts.outageAtMs, outageMs: opts.outageMs, faultRate: opts.faultRate, podReadyDelayMs: opts.podReadyDelayMs ?? 400 },
+      durationSeconds: Math.round((Date.now() - started) / 1000),
+      rollouts: Object.fromEntries(['MinReadySeconds', 'Partition', 'StatefulSet'].map((k) => [k, fleet.filter((m) => m.kind === k).length])),
+      releases,
+      releaseEnds,
+      commandsAccepted: accepted,
+      apiRequests: api.requests,
+      kills,
+      outage: { component: 'kube-controller-manager', seconds: opts.outageMs / 1000 },
+      kube: { requests: kubeAtEnd.total, faults: sum(kubeAtEnd.faults), faultRate: ratio(sum(kubeAtEnd.faults), kubeAtEnd.total), byVerb: kubeAtEnd.requests, faultsByKind: kubeAtEnd.faults },
+      dynamodb: { requests: dynamoAtEnd.total, faults: sum(dynamoAtEnd.faults), faultRate: ratio(sum(dynamoAtEnd.faults), dynamoAtEnd.total), byOperation: dynamoAtEnd.requests, faultsByKind: dynamoAtEnd.faults },
+      watcherRewatches: rewatches,
+      violations,
+      evidence,
+    };
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch {
+        // best effort: stop everything else
+      }
+    }
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+type Watcher = InvariantWatcher | SetWatcher;
+
+/**
+ * One rollout's random user until `end`: looks at the status, then acts as a person might at that
+ * moment. The first step (one pod) is gated on the cluster too: pods of a new image stay capped at
+ * one until its approval is sent.
+ */
+async function actor(m: FleetMember, rng: Random, api: SoakApi, watcher: Watcher, apps: AppsV1Api, end: number, violations: string[]): Promise<void> {
+  let target: string | null = null;
+  const release = async (): Promise<void> => {
+    m.images += 1;
+    const image = IMAGE(m.images);
+    watcher.capPods(image, 1);
+    target = image;
+    await api.command(m.namespace, m.name, 'release', { images: { app: image } });
+  };
+  const scale = async (): Promise<void> => {
+    m.replicas = rng.int(3, 5);
+    const body = { spec: { replicas: m.replicas } };
+    if (m.kind === 'StatefulSet') await apps.patchNamespacedStatefulSet({ name: m.name, namespace: m.namespace, body }, mergePatch);
+    else await apps.patchNamespacedDeployment({ name: m.name, namespace: m.namespace, body }, mergePatch);
+  };
+  const undo = async (): Promise<void> => {
+    watcher.clearCaps();
+    await api.command(m.namespace, m.name, 'undo');
+  };
+  try {
+    while (Date.now() < end) {
+      const st = (await api.call('GET', api.rolloutPath(m.namespace, m.name, '/status'))).body as unknown as StatusResponse;
+      const rel = st.release;
+      const awaiting = rel !== null && rel.kind === 'release' && st.step?.state === 'StepPaused' && m.steps[st.step.index]?.pause.type === 'approval';
+      let choice: string;
+      if (st.paused.user) choice = rng.weighted({ resume: 60, nothing: 40 });
+      else if (rel === null) choice = rng.weighted({ release: 75, scale: 12, undo: 8, nothing: 5 });
+      else if (rel.failure !== null) choice = rng.weighted({ retry: 40, abort: 50, release: 10 });
+      else if (awaiting) choice = rng.weighted({ approve: 62, abort: 8, release: 8, scale: 7, pause: 6, undo: 3, nothing: 6 });
+      else choice = rng.weighted({ nothing: 72, release: 6, scale: 8, pause: 6, abort: 5, undo: 3 });
+      switch (choice) {
+        case 'release': await release(); break;
+        case 'scale': await scale(); break;
+        case 'undo': await undo(); break;
+        case 'approve':
+          if (st.step?.index === 0 && target !== null) watcher.capPods(target, Number.POSITIVE_INFINITY);
+          await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step?.index });
+          break;
+        case 'nothing': break;
+        default: await api.command(m.namespace, m.name, choice);
+      }
+      await sleep(rng.int(800, 3500));
+    }
+  } catch (err) {
+    violations.push(`${m.namespace}: the user could not go on: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Brings the rollout to rest: approves, resumes, aborts a failed release, until nothing is in flight. */
+async function drain(m: FleetMember, api: SoakApi, status: (m: FleetMember) => Promise<StatusResponse>, watcher: Watcher, violations: string[]): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    const st = await status(m);
+    if (st.settled) return;
+    if (st.paused.user) await api.command(m.namespace, m.name, 'resume');
+    else if (st.release?.failure) await api.command(m.namespace, m.name, 'abort');
+    else if (st.release?.kind === 'release' && st.step?.state === 'StepPaused' && m.steps[st.step.index]?.pause.type === 'approval') {
+      if (st.step.index === 0) watcher.clearCaps();
+      await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step.index });
+    }
+    await sleep(1000);
+  }
+  const st = await status(m);
+  violations.push(`${m.namespace}: not settled 5 minutes after the chaos ended: ${st.phase}: ${st.message}`);
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await sleep(500);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function ratio(a: number, b: number): number {
+  return b === 0 ? 0 : Math.round((a / b) * 10_000) / 10_000;
+}
+
+function sum(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}

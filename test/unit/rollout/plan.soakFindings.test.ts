@@ -1,0 +1,68 @@
+// Regressions found by the soak (npm run soak), each named after the failure it showed.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { plan } from '../../../shared/rollout/plan.ts';
+import { initialState } from '../../../shared/rollout/state.ts';
+import type { ReleaseState, WorkloadView } from '../../../shared/rollout/types.ts';
+import { command, rolloutSpec } from '../../support/sim/scenario.ts';
+
+const NOW = new Date('2026-12-01T10:00:00.000Z');
+
+function handingBack(): { state: ReleaseState; view: WorkloadView } {
+  const state: ReleaseState = {
+    ...initialState(), phase: 'Progressing', stableRevision: 'v1', releaseSeq: 1,
+    release: {
+      id: 'r1', kind: 'release', stableRevision: 'v1', targetRevision: 'v2', stepIndex: 2, stepState: 'Upgrading', stepStartedAt: NOW.toISOString(),
+      stepReadyAt: null, observedReplicas: 3, startedAt: NOW.toISOString(), notBefore: null, finalizing: true, failure: null, gated: false,
+      endPhase: 'Completed', templateSet: true, strategy: 'Partition',
+    },
+  };
+  // Every pod on v2, the Deployment handed back (unpaused, the user's strategy): the native controller records completion.
+  const view: WorkloadView = {
+    kind: 'Deployment', exists: true, replicas: 3, templateRevision: 'v2', held: false, observed: true, nativeComplete: false, maxSurge: 1, maxUnavailable: 0,
+    problems: [], strategy: null, nextAvailableAt: null, toReplace: [], blocked: null,
+    revisions: [
+      { id: 'v2', number: 2, images: { app: 'app:v2' }, desired: 3, current: 3, ready: 3, available: 3 },
+      { id: 'v1', number: 1, images: { app: 'app:v1' }, desired: 0, current: 0, ready: 0, available: 0 },
+    ],
+  };
+  return { state, view };
+}
+
+describe('plan: what the soak found', () => {
+  it('holds the workload before a release command changes its template during the hand-back (pods of an unapproved image rolled natively)', () => {
+    const { state, view } = handingBack();
+    const r = plan(rolloutSpec(), state, view, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } })]);
+    const types = r.actions.map((a) => a.type);
+    assert.ok(types.indexOf('hold') >= 0 && types.indexOf('hold') < types.indexOf('set-template'), `hold before set-template: ${types.join(', ')}`);
+  });
+
+  it('still lets the native controller finish a hand-back when no template change is asked', () => {
+    const { state, view } = handingBack();
+    const r = plan(rolloutSpec(), state, view, NOW, []);
+    assert.ok(!r.actions.some((a) => a.type === 'hold'), r.actions.map((a) => a.type).join(', '));
+  });
+});
+
+describe('plan: every release has an end (soak)', () => {
+  it('ends a rollback that an undo replaces in the same pass (abort then undo left the aborted release without an end)', () => {
+    const { state, view } = handingBack();
+    const held = { ...view, held: true, strategy: 'Partition' as const };
+    const r = plan(rolloutSpec(), { ...state, release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'StepPaused' } }, held, NOW,
+      [command({ type: 'abort' }), command({ type: 'undo' })]);
+    const ends = r.events.filter((e) => e.releaseId === 'r1' && ['Release Superseded', 'Release Aborted', 'Release Completed'].includes(e.type));
+    assert.deepEqual(ends.map((e) => e.type), ['Release Superseded']);
+    assert.equal(r.nextState.release?.kind, 'undo');
+    assert.notEqual(r.nextState.release?.id, 'r1');
+  });
+});
+
+describe('plan: a new image mid-release (soak)', () => {
+  it('moves no pods in the pass that changes the template (the old batch budget rolled the new image past step 1)', () => {
+    const { state, view } = handingBack();
+    const midRelease: ReleaseState = { ...state, release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'Upgrading' } };
+    const held = { ...view, held: true, strategy: 'Partition' as const };
+    const r = plan(rolloutSpec(), midRelease, held, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } })]);
+    assert.deepEqual(r.actions.map((a) => a.type), ['set-template']);
+  });
+});
