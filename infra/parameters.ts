@@ -1,6 +1,6 @@
 // Deploy parameters, read from CDK context (cdk.json defaults, `-c key=value` overrides) and
 // validated once, so a typo fails `cdk synth` with the key and the reason instead of a bad deploy.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Node } from 'constructs';
 import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
 

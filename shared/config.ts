@@ -1,6 +1,6 @@
 // Configuration of the deployed functions, read once at cold start from the environment and
 // validated; the CDK stack sets exactly these variables (infra/ imports ENV to stay in sync).
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from './errors.ts';
 
 export const ENV = {

@@ -1,6 +1,6 @@
 // Cluster registration: how the reconcile reaches a cluster by name. EKS (name + region, optionally
 // a role to assume) or a static endpoint (non-EKS, local). Exactly one.
-import { z } from 'zod';
+import * as z from 'zod';
 import { NotFoundError } from '../errors.ts';
 import type { ClusterRegistration } from '../reconcile/ports.ts';
 import { jsonBody, parseBody } from './body.ts';

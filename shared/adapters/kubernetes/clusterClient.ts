@@ -1,14 +1,14 @@
-// ClusterClient over @kubernetes/client-node's typed APIs. One method call = one HTTP request,
-// counted into the meter; results are the apiserver's JSON as sent (see wire.ts).
-import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+// ClusterClient over @kubernetes/client-node's KubeConfig and HTTP library (transport.ts). One
+// method call = one HTTP request, counted into the meter; results are the apiserver's JSON as sent.
+import type { KubeConfig } from '@kubernetes/client-node';
 import { NotFoundError } from '../../errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { ClusterClient } from '../../reconcile/ports.ts';
-import { kindKey, kindTable, UnsupportedKindError, type KindOps } from './kinds.ts';
+import { kindInfo, kindKey, objectPath, resourcePath } from './kinds.ts';
 import { toKubeError } from './kubeErrors.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from './patchBody.ts';
-import { exchange, sharedConnection, type Exchange } from './wire.ts';
+import { KubeTransport, type KubeRequest, type KubeResponse } from './transport.ts';
 import { watchPath, type WatchDoneHandler, type WatchEventHandler, type WatchHandle, type WatchQuery } from './watcher.ts';
 
 export interface KubeClusterClientOptions {
@@ -18,39 +18,31 @@ export interface KubeClusterClientOptions {
 export class KubeClusterClient implements ClusterClient {
   private readonly kc: KubeConfig;
   private readonly meter: Meter;
-  private readonly kinds: ReadonlyMap<string, KindOps>;
-  private readonly connection = sharedConnection();
+  private readonly transport: KubeTransport;
 
   constructor(kc: KubeConfig, opts: KubeClusterClientOptions = {}) {
     this.kc = kc;
     this.meter = opts.meter ?? NO_METER;
-    this.kinds = kindTable(kc.makeApiClient(AppsV1Api), kc.makeApiClient(CoreV1Api));
+    this.transport = new KubeTransport(kc);
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | null> {
-    const ops = this.ops(ref.apiVersion, ref.kind);
-    const ex = this.exchange('k8s.read');
+    const info = kindInfo(ref.apiVersion, ref.kind, 'get');
     try {
-      await ops.read({ name: ref.name, namespace: ref.namespace }, ex.options);
+      const res = await this.send('k8s.read', { method: 'GET', path: objectPath(ref, info) }, describe('get', ref));
+      return decodeObject(res, ref.apiVersion, ref.kind);
     } catch (err) {
-      const mapped = toKubeError(err, describe('get', ref));
-      if (mapped instanceof NotFoundError) return null;
-      throw mapped;
+      if (err instanceof NotFoundError) return null;
+      throw err;
     }
-    return decodeObject(ex, ref.apiVersion, ref.kind);
   }
 
   async list(apiVersion: string, kind: string, namespace: string, labelSelector: string): Promise<KubeObject[]> {
-    const list = this.ops(apiVersion, kind).list;
-    if (!list) throw new UnsupportedKindError(`list is not supported for ${kindKey(apiVersion, kind)}`);
-    const ex = this.exchange('k8s.read');
-    try {
-      await list({ namespace, labelSelector }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, `list ${kindKey(apiVersion, kind)} in ${namespace} (${labelSelector})`);
-    }
+    const info = kindInfo(apiVersion, kind, 'list');
+    const res = await this.send('k8s.read', { method: 'GET', path: resourcePath(apiVersion, info, namespace), query: { labelSelector } },
+      `list ${kindKey(apiVersion, kind)} in ${namespace} (${labelSelector})`);
     // List items carry no apiVersion/kind on the wire; drivers expect them on every object.
-    const items = (parseBody(ex) as { items?: KubeObject[] } | null)?.items ?? [];
+    const items = (parseBody(res) as { items?: KubeObject[] } | null)?.items ?? [];
     return items.map((item) => ({ ...item, apiVersion, kind }));
   }
 
@@ -71,66 +63,47 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   private async create(object: KubeObject): Promise<KubeObject> {
-    const create = this.ops(object.apiVersion, object.kind).create;
     const ref = refOf(object);
-    if (!create) throw new UnsupportedKindError(`create is not supported for ${kindKey(ref.apiVersion, ref.kind)}`);
-    const ex = this.exchange('k8s.write');
-    try {
-      await create({ namespace: ref.namespace, body: object }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, describe('create', ref));
-    }
-    return decodeObject(ex, ref.apiVersion, ref.kind);
+    const info = kindInfo(ref.apiVersion, ref.kind, 'create');
+    const res = await this.send('k8s.write', { method: 'POST', path: resourcePath(ref.apiVersion, info, ref.namespace), body: object }, describe('create', ref));
+    return decodeObject(res, ref.apiVersion, ref.kind);
   }
 
   private async patch(ref: ObjectRef, patchType: keyof typeof PATCH_CONTENT_TYPE, patch: unknown, rv?: string): Promise<KubeObject> {
-    const call = this.ops(ref.apiVersion, ref.kind).patch;
-    if (!call) throw new UnsupportedKindError(`patch is not supported for ${kindKey(ref.apiVersion, ref.kind)}`);
+    const info = kindInfo(ref.apiVersion, ref.kind, 'patch');
     const body = guardedPatchBody(patchType, patch, rv);
-    const ex = this.exchange('k8s.write', PATCH_CONTENT_TYPE[patchType]);
-    try {
-      await call({ name: ref.name, namespace: ref.namespace, body }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, describe(`${patchType} patch`, ref));
-    }
-    return decodeObject(ex, ref.apiVersion, ref.kind);
+    const res = await this.send('k8s.write', { method: 'PATCH', path: objectPath(ref, info), body, contentType: PATCH_CONTENT_TYPE[patchType] }, describe(`${patchType} patch`, ref));
+    return decodeObject(res, ref.apiVersion, ref.kind);
   }
 
   /** Returns the object when deletion is pending (finalizers), null when it is gone. */
   private async remove(ref: ObjectRef, rv?: string): Promise<KubeObject | null> {
-    const call = this.ops(ref.apiVersion, ref.kind).remove;
-    if (!call) throw new UnsupportedKindError(`delete is not supported for ${kindKey(ref.apiVersion, ref.kind)}`);
-    const ex = this.exchange('k8s.write');
+    const info = kindInfo(ref.apiVersion, ref.kind, 'delete');
     const body = rv === undefined ? undefined : { preconditions: { resourceVersion: rv } };
-    try {
-      await call({ name: ref.name, namespace: ref.namespace, body }, ex.options);
-    } catch (err) {
-      throw toKubeError(err, describe('delete', ref));
-    }
+    const res = await this.send('k8s.write', { method: 'DELETE', path: objectPath(ref, info), body }, describe('delete', ref));
     // The apiserver answers with the object (kinds with finalizers or graceful deletion, such as
     // Pods) or with a Status once it is gone.
-    const answer = parseBody(ex) as KubeObject | null;
+    const answer = parseBody(res) as KubeObject | null;
     return answer?.kind === ref.kind && answer.metadata?.deletionTimestamp ? answer : null;
   }
 
-  private exchange(kind: 'k8s.read' | 'k8s.write', contentType?: string): Exchange {
-    return exchange(this.meter, kind, { contentType, connection: this.connection });
-  }
-
-  private ops(apiVersion: string, kind: string): KindOps {
-    const ops = this.kinds.get(kindKey(apiVersion, kind));
-    if (!ops) throw new UnsupportedKindError(`unsupported kind ${kindKey(apiVersion, kind)}`);
-    return ops;
+  /** Counts the request, sends it, and maps any failure (HTTP status or connection) to a named error. */
+  private async send(meterKey: 'k8s.read' | 'k8s.write', req: KubeRequest, what: string): Promise<KubeResponse> {
+    this.meter.add(meterKey);
+    try {
+      return await this.transport.send(req);
+    } catch (err) {
+      throw toKubeError(err, what);
+    }
   }
 }
 
-function parseBody(ex: Exchange): unknown {
-  const text = ex.body();
-  return text ? JSON.parse(text) : null;
+function parseBody(res: KubeResponse): unknown {
+  return res.body ? JSON.parse(res.body) : null;
 }
 
-function decodeObject(ex: Exchange, apiVersion: string, kind: string): KubeObject {
-  const obj = parseBody(ex) as KubeObject;
+function decodeObject(res: KubeResponse, apiVersion: string, kind: string): KubeObject {
+  const obj = parseBody(res) as KubeObject;
   return { ...obj, apiVersion: obj.apiVersion ?? apiVersion, kind: obj.kind ?? kind };
 }
 

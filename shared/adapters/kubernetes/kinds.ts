@@ -1,89 +1,61 @@
-// The kinds the product touches, each bound to client-node's typed API methods. Typed APIs build
-// the URL locally; KubernetesObjectApi would first GET /apis/<group>/<version> for discovery on
-// every call, doubling the request count we pay for.
-import type { AppsV1Api, ConfigurationOptions, CoreV1Api, V1DeleteOptions } from '@kubernetes/client-node';
+// The kinds the product touches, each with its REST resource and the verbs we send it. URLs are
+// built here, from the kind's group/version and resource name (as client-node's typed APIs build
+// them): no discovery request (KubernetesObjectApi would GET /apis/<group>/<version> first, doubling
+// the requests we pay for).
 import { RolloutsError } from '../../errors.ts';
-import type { KubeObject } from '../../kube/types.ts';
+import type { ObjectRef } from '../../kube/types.ts';
 
-/** A kind we have no typed binding for (e.g. a CRD such as Kruise's CloneSet). */
+/** A kind we have no entry for (e.g. a CRD such as Kruise's CloneSet). */
 export class UnsupportedKindError extends RolloutsError {}
 
-type Opts = ConfigurationOptions;
-interface Named {
-  name: string;
-  namespace: string;
+export type KindVerb = 'get' | 'list' | 'create' | 'patch' | 'delete';
+
+export interface KindInfo {
+  /** The plural REST resource, e.g. "deployments". */
+  resource: string;
+  namespaced: boolean;
+  verbs: readonly KindVerb[];
 }
 
-/** Typed-API calls for one kind. Missing operations are not supported for that kind. */
-export interface KindOps {
-  read(p: Named, o: Opts): Promise<unknown>;
-  list?(p: { namespace: string; labelSelector: string }, o: Opts): Promise<unknown>;
-  create?(p: { namespace: string; body: KubeObject }, o: Opts): Promise<unknown>;
-  patch?(p: Named & { body: unknown }, o: Opts): Promise<unknown>;
-  remove?(p: Named & { body?: V1DeleteOptions }, o: Opts): Promise<unknown>;
-}
+const ALL_VERBS: readonly KindVerb[] = ['get', 'list', 'create', 'patch', 'delete'];
 
-/**
- * Our plain JSON where the generated method wants its model class. Safe: the generated serializer
- * passes strings through where the model has a Date, and writes only fields the model knows.
- */
-function model<T>(o: KubeObject): T {
-  return o as unknown as T;
-}
+const KINDS: Readonly<Record<string, KindInfo>> = {
+  'apps/v1/Deployment': { resource: 'deployments', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/ReplicaSet': { resource: 'replicasets', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/StatefulSet': { resource: 'statefulsets', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/DaemonSet': { resource: 'daemonsets', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/ControllerRevision': { resource: 'controllerrevisions', namespaced: true, verbs: ALL_VERBS },
+  'v1/Pod': { resource: 'pods', namespaced: true, verbs: ALL_VERBS },
+  // Cluster-scoped and read-only for us: drivers only check that a namespace exists.
+  'v1/Namespace': { resource: 'namespaces', namespaced: false, verbs: ['get'] },
+};
 
 /** Key of the table: "apps/v1/Deployment", "v1/Pod". */
 export function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion}/${kind}`;
 }
 
-export function kindTable(apps: AppsV1Api, core: CoreV1Api): ReadonlyMap<string, KindOps> {
-  const table: Record<string, KindOps> = {
-    'apps/v1/Deployment': {
-      read: (p, o) => apps.readNamespacedDeployment(p, o),
-      list: (p, o) => apps.listNamespacedDeployment(p, o),
-      create: (p, o) => apps.createNamespacedDeployment({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedDeployment(p, o),
-      remove: (p, o) => apps.deleteNamespacedDeployment(p, o),
-    },
-    'apps/v1/ReplicaSet': {
-      read: (p, o) => apps.readNamespacedReplicaSet(p, o),
-      list: (p, o) => apps.listNamespacedReplicaSet(p, o),
-      create: (p, o) => apps.createNamespacedReplicaSet({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedReplicaSet(p, o),
-      remove: (p, o) => apps.deleteNamespacedReplicaSet(p, o),
-    },
-    'apps/v1/StatefulSet': {
-      read: (p, o) => apps.readNamespacedStatefulSet(p, o),
-      list: (p, o) => apps.listNamespacedStatefulSet(p, o),
-      create: (p, o) => apps.createNamespacedStatefulSet({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedStatefulSet(p, o),
-      remove: (p, o) => apps.deleteNamespacedStatefulSet(p, o),
-    },
-    'apps/v1/DaemonSet': {
-      read: (p, o) => apps.readNamespacedDaemonSet(p, o),
-      list: (p, o) => apps.listNamespacedDaemonSet(p, o),
-      create: (p, o) => apps.createNamespacedDaemonSet({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedDaemonSet(p, o),
-      remove: (p, o) => apps.deleteNamespacedDaemonSet(p, o),
-    },
-    'apps/v1/ControllerRevision': {
-      read: (p, o) => apps.readNamespacedControllerRevision(p, o),
-      list: (p, o) => apps.listNamespacedControllerRevision(p, o),
-      create: (p, o) => apps.createNamespacedControllerRevision({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedControllerRevision(p, o),
-      remove: (p, o) => apps.deleteNamespacedControllerRevision(p, o),
-    },
-    'v1/Pod': {
-      read: (p, o) => core.readNamespacedPod(p, o),
-      list: (p, o) => core.listNamespacedPod(p, o),
-      create: (p, o) => core.createNamespacedPod({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => core.patchNamespacedPod(p, o),
-      remove: (p, o) => core.deleteNamespacedPod(p, o),
-    },
-    // Cluster-scoped and read-only for us: drivers only check that a namespace exists.
-    'v1/Namespace': {
-      read: (p, o) => core.readNamespace({ name: p.name }, o),
-    },
-  };
-  return new Map(Object.entries(table));
+/** The kind's entry, if `verb` is one we send it; otherwise UnsupportedKindError. */
+export function kindInfo(apiVersion: string, kind: string, verb: KindVerb): KindInfo {
+  const info = KINDS[kindKey(apiVersion, kind)];
+  if (!info) throw new UnsupportedKindError(`unsupported kind ${kindKey(apiVersion, kind)}`);
+  if (!info.verbs.includes(verb)) throw new UnsupportedKindError(`${verb} is not supported for ${kindKey(apiVersion, kind)}`);
+  return info;
+}
+
+/**
+ * The REST path of a collection (no name) or of one object: /api/v1/... for the core group,
+ * /apis/<group>/<version>/... otherwise; namespaced kinds under /namespaces/<namespace>.
+ */
+export function resourcePath(apiVersion: string, info: KindInfo, namespace: string, name?: string): string {
+  const parts = [apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`];
+  if (info.namespaced) parts.push('namespaces', encodeURIComponent(namespace));
+  parts.push(info.resource);
+  if (name !== undefined) parts.push(encodeURIComponent(name));
+  return parts.join('/');
+}
+
+/** The path of the object `ref` names. */
+export function objectPath(ref: ObjectRef, info: KindInfo): string {
+  return resourcePath(ref.apiVersion, info, ref.namespace, ref.name);
 }

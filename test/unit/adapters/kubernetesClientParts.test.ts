@@ -1,15 +1,14 @@
-// The pure parts of KubeClusterClient: patch guarding, error mapping, and the per-request
-// middleware. Requests against a real apiserver are in test/integration/kube-client.test.ts.
+// The pure parts of KubeClusterClient: patch guarding, error mapping, and the REST paths of the
+// kinds. Requests against a real apiserver are in test/integration/kube-client.test.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiException, HttpMethod, RequestContext, ResponseContext } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
 // Not re-exported by the package index; reached by path only to document its behaviour.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import { ConflictError, ForbiddenError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../../shared/errors.ts';
-import { Meter } from '../../../shared/reconcile/meter.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from '../../../shared/adapters/kubernetes/patchBody.ts';
 import { InvalidObjectError, KubeApiError, toKubeError } from '../../../shared/adapters/kubernetes/kubeErrors.ts';
-import { exchange, sharedConnection } from '../../../shared/adapters/kubernetes/wire.ts';
+import { kindInfo, objectPath, resourcePath, UnsupportedKindError } from '../../../shared/adapters/kubernetes/kinds.ts';
 
 function apiException(code: number, status: object): ApiException<unknown> {
   return new ApiException(code, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', apiVersion: 'v1', ...status }), {});
@@ -106,44 +105,27 @@ describe('toKubeError', () => {
   });
 });
 
-describe('exchange middleware', () => {
-  test('counts the request, sets the patch content type and keeps the raw response body', async () => {
-    const meter = new Meter();
-    const ex = exchange(meter, 'k8s.write', { contentType: 'application/merge-patch+json' });
-    const middleware = ex.options.middleware ?? [];
-    let request = new RequestContext('https://127.0.0.1/apis/apps/v1/namespaces/a/deployments/b', HttpMethod.PATCH);
-    request.setHeaderParam('Content-Type', 'application/json-patch+json'); // what the generated code sets
-    for (const m of middleware) request = await m.pre(request).toPromise();
-    assert.equal(meter.get('k8s.write'), 1);
-    assert.equal(request.getHeaders()['Content-Type'], 'application/merge-patch+json');
-
-    const raw = '{"metadata":{"creationTimestamp":"2026-09-01T10:00:00Z"}}';
-    let response = new ResponseContext(200, { 'content-type': 'application/json' }, {
-      text: async () => raw,
-      binary: async () => Buffer.from(raw),
-      stream: () => null,
-    });
-    for (const m of [...middleware].reverse()) response = await m.post(response).toPromise();
-    assert.equal(ex.body(), raw);
-    assert.equal(await response.body.text(), raw, 'the generated code still gets the body to parse');
+describe('REST paths of the kinds', () => {
+  test('core-group and named-group objects and collections, namespaced, with names encoded', () => {
+    assert.equal(objectPath({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }, kindInfo('apps/v1', 'Deployment', 'patch')), '/apis/apps/v1/namespaces/shop/deployments/web');
+    assert.equal(resourcePath('v1', kindInfo('v1', 'Pod', 'list'), 'shop'), '/api/v1/namespaces/shop/pods');
+    assert.equal(objectPath({ apiVersion: 'v1', kind: 'Pod', namespace: 'a b', name: 'x/y' }, kindInfo('v1', 'Pod', 'delete')), '/api/v1/namespaces/a%20b/pods/x%2Fy');
   });
 
-  test('is needed because client-node models do not give back the apiserver timestamps', () => {
-    // Why the client parses the raw body instead of re-serializing client-node's models.
+  test('a cluster-scoped kind has no namespace in its path', () => {
+    assert.equal(objectPath({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' }, kindInfo('v1', 'Namespace', 'get')), '/api/v1/namespaces/shop');
+  });
+
+  test('an unknown kind, or a verb we never send a kind, is refused before any request', () => {
+    assert.throws(() => kindInfo('apps.kruise.io/v1alpha1', 'CloneSet', 'get'), (err: unknown) => err instanceof UnsupportedKindError && /unsupported kind apps.kruise.io\/v1alpha1\/CloneSet/.test(String(err)));
+    assert.throws(() => kindInfo('v1', 'Namespace', 'patch'), (err: unknown) => err instanceof UnsupportedKindError && /patch is not supported for v1\/Namespace/.test(String(err)));
+  });
+});
+
+describe('why the client reads wire JSON instead of client-node models', () => {
+  test('the models do not give back the apiserver timestamps', () => {
     const model = ObjectSerializer.deserialize({ metadata: { name: 'x', creationTimestamp: '2026-09-01T10:00:00Z' } }, 'V1Deployment', '');
     const back = ObjectSerializer.serialize(model, 'V1Deployment', '') as { metadata: { creationTimestamp: string } };
     assert.equal(back.metadata.creationTimestamp, '2026-09-01T10:00:00.000Z');
-  });
-
-  test('gives every request of a client the connection pool of its first request', async () => {
-    const connection = sharedConnection();
-    const first = { pool: 'first' } as never;
-    const later = { pool: 'later' } as never;
-    const a = new RequestContext('https://127.0.0.1/a', HttpMethod.GET);
-    a.setDispatcher(first);
-    const b = new RequestContext('https://127.0.0.1/b', HttpMethod.GET);
-    b.setDispatcher(later);
-    assert.equal((await connection.pre(a).toPromise()).getDispatcher(), first);
-    assert.equal((await connection.pre(b).toPromise()).getDispatcher(), first);
   });
 });
