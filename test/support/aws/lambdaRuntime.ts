@@ -9,7 +9,7 @@ import { locateTestbedComponent } from '../../../shared/adapters/local/controlpl
 import { registerExitCleanup } from '../../../shared/adapters/local/controlplane/exitCleanup.ts';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';
 import { startTestbedDaemon } from '../testbedDaemon.ts';
-import { TEST_CREDENTIALS, TEST_REGION } from './emulator.ts';
+import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
 
 /** RIE serves the Invoke API's own path, with the function always named `function`. */
 export const RIE_INVOKE_PATH = '/2015-03-31/functions/function/invocations';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { locateTestbedComponent } from '../../../shared/adapters/local/controlplane/assets.ts';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';
 import { startTestbedDaemon } from '../testbedDaemon.ts';
-import { TEST_CREDENTIALS, TEST_REGION } from './emulator.ts';
+import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
 
 /**
  * What the product's stack and tests use. Lambda accepts functions (CloudFormation can create
