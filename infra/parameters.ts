@@ -7,15 +7,30 @@ import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
 const clusterSchema = z.object({
   /** The name the cluster is registered under in serverless-rollouts (the `<cluster>` of a rollout key). */
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, ".", "_" or "-" (no "#" or "/"), at most 63'),
-  /** The EKS cluster's own name. */
-  eksClusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name'),
-  /** @default the stack's region */
+  /** The EKS cluster's own name (an EKS cluster) … */
+  eksClusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name').optional(),
+  /**
+   * … or the Secrets Manager secret holding the bearer token of a cluster registered by endpoint
+   * (any Kubernetes). The full ARN, with its random suffix: the functions may read exactly this secret.
+   */
+  tokenSecretArn: z.string().regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/, 'the full ARN of a Secrets Manager secret (ending in its 6-character suffix)').optional(),
+  /** EKS only. @default the stack's region */
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1').optional(),
-  /** A role (typically in another account) the functions assume to reach the cluster. */
+  /**
+   * A role (typically in the cluster's account) the functions assume to reach the cluster: for
+   * DescribeCluster and the EKS token, or to read tokenSecretArn (which then lives in that account).
+   */
   roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN').optional(),
   /** Namespaces the controller manages; only shapes the RBAC instructions (RoleBindings instead of a ClusterRoleBinding). */
   namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name')).min(1).optional(),
-}).strict();
+}).strict().superRefine((c, ctx) => {
+  if ((c.eksClusterName === undefined) === (c.tokenSecretArn === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['eksClusterName'], message: 'exactly one of eksClusterName (EKS) or tokenSecretArn (a cluster registered by endpoint) must be set' });
+  }
+  if (c.tokenSecretArn !== undefined && c.region !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['region'], message: 'is for EKS clusters; the secret is read in the region its ARN names' });
+  }
+});
 
 export type ClusterParameter = z.infer<typeof clusterSchema>;
 
