@@ -34,7 +34,7 @@ const clusterSchema = z.object({
 
 export type ClusterParameter = z.infer<typeof clusterSchema>;
 
-export const WATCH_PROXY_MODES = ['lambda', 'none'] as const;
+export const WATCH_PROXY_MODES = ['on-demand', 'always', 'none'] as const;
 export type WatchProxyMode = (typeof WATCH_PROXY_MODES)[number];
 
 const schema = z.object({
@@ -51,7 +51,11 @@ const schema = z.object({
 
 export interface DeployParameters {
   readonly clusters: readonly ClusterParameter[];
-  /** `lambda`: the watch-proxy runs as a Lambda on an overlapping schedule; `none`: the sweep alone drives progress. */
+  /**
+   * `on-demand` (default): the watch-proxy runs only while some release is moving pods, started by
+   * the reconcile (shared/app/watcherDemand.ts); `always`: it runs all the time on an overlapping
+   * schedule; `none`: no watches, the re-runs, the sweep and the resync drive progress.
+   */
   readonly watchProxyMode: WatchProxyMode;
   /** Where alarm notifications go; no subscription when absent (the alarms still exist). */
   readonly alarmEmail?: string;
@@ -89,7 +93,7 @@ function fromJson(value: unknown): unknown {
 export function readDeployParameters(node: Node): DeployParameters {
   const raw = {
     clusters: fromJson(node.tryGetContext('clusters')) ?? [],
-    watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'lambda',
+    watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'on-demand',
     alarmEmail: node.tryGetContext('alarmEmail') || undefined,
     reconcileConcurrency: node.tryGetContext('reconcileConcurrency') ?? 10,
     resyncPeriodSeconds: node.tryGetContext('resyncPeriodSeconds') ?? DEFAULT_RESYNC_PERIOD_SECONDS,

@@ -32,6 +32,13 @@ export const ENV = {
   wakeScheduleGroup: 'ROLLOUTS_WAKE_SCHEDULE_GROUP',
   wakeScheduleRoleArn: 'ROLLOUTS_WAKE_SCHEDULE_ROLE_ARN',
   triggerQueueArn: 'ROLLOUTS_TRIGGER_QUEUE_ARN',
+  /**
+   * The watch-proxy function, started on demand (shared/app/watcherDemand.ts): a reconcile pass
+   * whose pods are moving makes sure one runs. Unset: no on-demand watcher (a scheduled one, or none).
+   */
+  watchProxyFunction: 'ROLLOUTS_WATCH_PROXY_FUNCTION',
+  /** How long an on-demand watcher runs at most (its function's timeout minus the watch margin). */
+  watcherSeconds: 'ROLLOUTS_WATCHER_SECONDS',
 } as const;
 
 /** Deployed defaults (infra/stack.ts passes the same values). */
@@ -51,6 +58,8 @@ const schema = z.object({
   wakeScheduleGroup: z.string().regex(/^[0-9a-zA-Z-_.]{1,64}$/, { error: 'must be a schedule group name' }).optional(),
   wakeScheduleRoleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, { error: 'must be an IAM role ARN' }).optional(),
   triggerQueueArn: z.string().regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]+$/, { error: 'must be an SQS queue ARN' }).optional(),
+  watchProxyFunction: z.string().regex(/^(arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[\w-]{1,64}$/, { error: 'must be a Lambda function name or ARN' }).optional(),
+  watcherSeconds: z.coerce.number().int().min(120).max(900).default(880),
 }).refine((c) => c.resyncPeriodSeconds >= c.sweepIntervalSeconds, {
   path: ['resyncPeriodSeconds'],
   message: 'must be at least the sweep interval (ROLLOUTS_SWEEP_INTERVAL_SECONDS): a resync cannot come round more often than the sweep ticks',

@@ -57,6 +57,14 @@ export class KubeClusterClient implements ClusterClient {
     }
   }
 
+  /** The current resourceVersion of a collection (`path` as for watch): a list of at most one item. */
+  async listVersion(path: string): Promise<string> {
+    const res = await this.send('k8s.read', { method: 'GET', path, query: { limit: '1' } }, `list ${path}`);
+    const version = (parseBody(res) as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion;
+    if (!version) throw new Error(`list ${path}: the answer has no metadata.resourceVersion`);
+    return version;
+  }
+
   /** One watch request (see watcher.ts); `path` as in "/apis/apps/v1/namespaces/web/replicasets". */
   watch(path: string, query: WatchQuery, onEvent: WatchEventHandler, onDone: WatchDoneHandler): Promise<WatchHandle> {
     return watchPath(this.kc, path, query, onEvent, onDone, this.meter);

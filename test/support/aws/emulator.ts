@@ -98,7 +98,7 @@ export async function startAwsEmulator(opts: AwsEmulatorOptions = {}): Promise<A
       work, trigger, workDlq, triggerDlq, published, eventBusName, eventSource,
       config: (tableName) => ({
         tableName, queueUrl: work.url, triggerQueueUrl: trigger.url, eventBusName, eventSource, maxBodyBytes: 64 * 1024, watchMarginSeconds: 1,
-        resyncPeriodSeconds: 300, sweepIntervalSeconds: 60,
+        resyncPeriodSeconds: 300, sweepIntervalSeconds: 60, watcherSeconds: 880,
       }),
       stop,
     };
