@@ -1,6 +1,6 @@
 // Deploy parameters, read from CDK context (cdk.json defaults, `-c key=value` overrides) and
 // validated once, so a typo fails `cdk synth` with the key and the reason instead of a bad deploy.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Node } from 'constructs';
 import { parseAuthorization, type AuthorizationPolicy } from '../shared/api/authorization.ts';
 import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
@@ -8,19 +8,34 @@ import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
 const clusterSchema = z.object({
   /** The name the cluster is registered under in serverless-rollouts (the `<cluster>` of a rollout key). */
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, ".", "_" or "-" (no "#" or "/"), at most 63'),
-  /** The EKS cluster's own name. */
-  eksClusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name'),
-  /** @default the stack's region */
+  /** The EKS cluster's own name (an EKS cluster) … */
+  eksClusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name').optional(),
+  /**
+   * … or the Secrets Manager secret holding the bearer token of a cluster registered by endpoint
+   * (any Kubernetes). The full ARN, with its random suffix: the functions may read exactly this secret.
+   */
+  tokenSecretArn: z.string().regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/, 'the full ARN of a Secrets Manager secret (ending in its 6-character suffix)').optional(),
+  /** EKS only. @default the stack's region */
   region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1').optional(),
-  /** A role (typically in another account) the functions assume to reach the cluster. */
+  /**
+   * A role (typically in the cluster's account) the functions assume to reach the cluster: for
+   * DescribeCluster and the EKS token, or to read tokenSecretArn (which then lives in that account).
+   */
   roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN').optional(),
   /** Namespaces the controller manages; only shapes the RBAC instructions (RoleBindings instead of a ClusterRoleBinding). */
   namespaces: z.array(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace name')).min(1).optional(),
-}).strict();
+}).strict().superRefine((c, ctx) => {
+  if ((c.eksClusterName === undefined) === (c.tokenSecretArn === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['eksClusterName'], message: 'exactly one of eksClusterName (EKS) or tokenSecretArn (a cluster registered by endpoint) must be set' });
+  }
+  if (c.tokenSecretArn !== undefined && c.region !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['region'], message: 'is for EKS clusters; the secret is read in the region its ARN names' });
+  }
+});
 
 export type ClusterParameter = z.infer<typeof clusterSchema>;
 
-export const WATCH_PROXY_MODES = ['lambda', 'none'] as const;
+export const WATCH_PROXY_MODES = ['on-demand', 'always', 'none'] as const;
 export type WatchProxyMode = (typeof WATCH_PROXY_MODES)[number];
 
 const schema = z.object({
@@ -39,7 +54,11 @@ const schema = z.object({
 
 export interface DeployParameters {
   readonly clusters: readonly ClusterParameter[];
-  /** `lambda`: the watch-proxy runs as a Lambda on an overlapping schedule; `none`: the sweep alone drives progress. */
+  /**
+   * `on-demand` (default): the watch-proxy runs only while some release is moving pods, started by
+   * the reconcile (shared/app/watcherDemand.ts); `always`: it runs all the time on an overlapping
+   * schedule; `none`: no watches, the re-runs, the sweep and the resync drive progress.
+   */
   readonly watchProxyMode: WatchProxyMode;
   /** Where alarm notifications go; no subscription when absent (the alarms still exist). */
   readonly alarmEmail?: string;
@@ -91,7 +110,7 @@ function fromJson(value: unknown): unknown {
 export function readDeployParameters(node: Node): DeployParameters {
   const raw = {
     clusters: fromJson(node.tryGetContext('clusters')) ?? [],
-    watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'lambda',
+    watchProxyMode: node.tryGetContext('watchProxyMode') ?? 'on-demand',
     alarmEmail: node.tryGetContext('alarmEmail') || undefined,
     notifications: node.tryGetContext('notifications') ?? Boolean(node.tryGetContext('notificationEmail')),
     notificationEmail: node.tryGetContext('notificationEmail') || undefined,

@@ -30,9 +30,14 @@ export const WATCH_EVENT_SOURCE = watchEventSource(EVENT_SOURCE);
 const RECONCILE_TIMEOUT = Duration.seconds(30);
 /** The sweep's tick; each tick covers the resync turns of the minute before it. */
 const SWEEP_RATE = Duration.minutes(1);
+/** watchProxyMode always: a watcher every 5 minutes ... */
 const WATCH_RATE = Duration.minutes(5);
-/** One minute longer than the rate, so a new watcher starts before the old one stops: no blind gap. */
+/** ... lasting one minute longer, so a new watcher starts before the old one stops: no blind gap. */
 const WATCH_TIMEOUT = Duration.minutes(6);
+/** watchProxyMode on-demand: each watcher runs as long as Lambda allows (fewer starts); successors overlap it. */
+const ON_DEMAND_WATCH_TIMEOUT = Duration.minutes(15);
+/** ROLLOUTS_WATCH_MARGIN_SECONDS' default: a watcher stops this long before its timeout. */
+const WATCH_MARGIN_SECONDS = 20;
 
 export interface ServerlessRolloutsStackProps extends StackProps {
   readonly parameters: DeployParameters;
@@ -139,30 +144,41 @@ export class ServerlessRolloutsStack extends Stack {
     ];
     const functions: Record<string, ControllerFunction> = { reconcile, sweep, api };
 
-    if (params.watchProxyMode === 'lambda') {
+    if (params.watchProxyMode !== 'none') {
+      const onDemand = params.watchProxyMode === 'on-demand';
       const watchProxy = new ControllerFunction(this, 'WatchProxy', {
         name: 'watch-proxy',
-        description: 'serverless-rollouts: watch the clusters and forward changes to the event bus',
-        // It mostly waits on open watch connections, yet runs ~340 s of every 5 minutes: its duration
-        // is nearly all of an idle stack's cost (npm run bench: $19.86 of $20.55 a month at 512 MB).
-        // 256 MB halves that; only its once-per-5-minutes cold start gets slower.
+        description: onDemand
+          ? 'serverless-rollouts: while releases move pods, watch the clusters and forward changes to the event bus'
+          : 'serverless-rollouts: watch the clusters and forward changes to the event bus',
+        // It mostly waits on open watch connections: its duration is what it costs (npm run bench).
+        // 256 MB is plenty for that; only its cold start would get faster with more.
         memorySize: 256,
-        timeout: WATCH_TIMEOUT,
-        // A crashed watcher is replaced by the next scheduled one (at most 5 minutes later) and the
-        // sweep keeps releases moving meanwhile; a retry would only add a third overlapping watcher.
+        timeout: onDemand ? ON_DEMAND_WATCH_TIMEOUT : WATCH_TIMEOUT,
+        // A crashed watcher is replaced by the next launch (on demand: when its heartbeat stops) or
+        // schedule; releases move on their re-runs meanwhile. A retry would only add another watcher.
         retryAttempts: 0,
-        environment,
+        environment: { ...environment, [ENV.watchMarginSeconds]: String(WATCH_MARGIN_SECONDS) },
       });
       // Query: the rollout catalogue and specs; GetItem: cluster registrations (RegisteredClusterProvider).
       watchProxy.grant(tableItems(state, ['Query', 'GetItem']));
       watchProxy.grant(putEvents(events.bus.eventBusArn, WATCH_EVENT_SOURCE));
-      new PeriodicInvocation(this, 'WatchProxySchedule', {
-        fn: watchProxy.fn,
-        rate: WATCH_RATE,
-        description: 'serverless-rollouts watch-proxy (overlapping watchers)',
-        deadLetterQueue: deliveryDlq,
-        maxEventAge: WATCH_RATE,
-      });
+      if (onDemand) {
+        // The reconcile starts watchers (an asynchronous invoke) and both keep the lease item.
+        const watcherSeconds = ON_DEMAND_WATCH_TIMEOUT.toSeconds() - WATCH_MARGIN_SECONDS;
+        reconcile.fn.addEnvironment(ENV.watchProxyFunction, watchProxy.fn.functionName);
+        reconcile.fn.addEnvironment(ENV.watcherSeconds, String(watcherSeconds));
+        reconcile.grant(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [watchProxy.fn.functionArn] }));
+        for (const f of [reconcile, watchProxy]) f.grant(watcherLeaseItem(state));
+      } else {
+        new PeriodicInvocation(this, 'WatchProxySchedule', {
+          fn: watchProxy.fn,
+          rate: WATCH_RATE,
+          description: 'serverless-rollouts watch-proxy (overlapping watchers)',
+          deadLetterQueue: deliveryDlq,
+          maxEventAge: WATCH_RATE,
+        });
+      }
       clusterPrincipals.push({ name: 'watch-proxy', role: watchProxy.role, kubernetesGroup: KUBERNETES_GROUP });
       new CfnOutput(this, 'WatchProxyRoleArn', { value: watchProxy.role.roleArn, description: `Map to the Kubernetes group ${KUBERNETES_GROUP} (access entry) in clusters this stack cannot reach` });
       functions['watch-proxy'] = watchProxy;
@@ -200,6 +216,15 @@ export class ServerlessRolloutsStack extends Stack {
 
 function tableItems(state: StateTable, operations: readonly string[]): PolicyStatement {
   return new PolicyStatement({ actions: operations.map((op) => `dynamodb:${op}`), resources: [state.table.tableArn] });
+}
+
+/** The watcher lease only (shared/adapters/dynamodb/watcherLease.ts): UpdateItem on items whose partition key is WATCHER. */
+function watcherLeaseItem(state: StateTable): PolicyStatement {
+  return new PolicyStatement({
+    actions: ['dynamodb:UpdateItem'],
+    resources: [state.table.tableArn],
+    conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['WATCHER'] } },
+  });
 }
 
 function sendTo(queueArn: string): PolicyStatement {

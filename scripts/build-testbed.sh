@@ -27,12 +27,13 @@ PYTHON313="${ROLLOUTS_PYTHON313:-$(pyenv root 2>/dev/null || echo "$HOME/.pyenv"
 LOCALSTACK_SRC="$ROOT/scripts/localstack"
 
 localstack_key() {
-  # The venv changes with the lock file; our plugin is reinstalled on top when it changes (plugin_key).
-  echo "${LOCALSTACK_VERSION}-py3.13-$(sha256sum < "$LOCALSTACK_SRC/requirements.lock" | cut -c1-12)"
+  # The venv changes with the lock file and with our plugins (installed into it): a venv per pair,
+  # so worktrees with other plugin versions never reinstall into each other's (a venv cannot move).
+  echo "${LOCALSTACK_VERSION}-py3.13-$(sha256sum < "$LOCALSTACK_SRC/requirements.lock" | cut -c1-12)-$(plugin_key)"
 }
 
 plugin_key() {
-  find "$LOCALSTACK_SRC/moto-dynamodb" -type f \( -name '*.py' -o -name '*.toml' \) | sort | xargs cat | sha256sum | cut -c1-12
+  find "$LOCALSTACK_SRC/plugins" -type f \( -name '*.py' -o -name '*.toml' \) | sort | xargs cat | sha256sum | cut -c1-12
 }
 
 dir_of() {
@@ -150,23 +151,19 @@ build_lambda_ric() {
 }
 
 build_localstack() {
-  local out plugin; out="$(dir_of localstack)"; plugin="$(plugin_key)"
-  if [[ -f "$out/.complete" && -f "$out/.plugin-$plugin" ]]; then echo "testbed: localstack $LOCALSTACK_VERSION cached at $out"; return; fi
-  if [[ ! -f "$out/.complete" ]]; then
-    [[ -x "$PYTHON313" ]] || { echo "build-testbed: Python 3.13 not found at $PYTHON313 (LocalStack needs >= 3.12; set ROLLOUTS_PYTHON313)" >&2; exit 1; }
-    # A venv is not relocatable, so it is built in place; .complete marks a finished install.
-    rm -rf "$out" && mkdir -p "$out"
-    "$PYTHON313" -m venv "$out/venv"
-    "$out/venv/bin/pip" install --quiet --no-deps --require-hashes -r "$LOCALSTACK_SRC/requirements.lock"
-    touch "$out/.complete"
-  fi
-  # Our DynamoDB provider (scripts/localstack/moto-dynamodb), built with the locked setuptools from
-  # a copy (setuptools writes build/ and *.egg-info beside the sources).
-  rm -f "$out"/.plugin-*
-  cp -r "$LOCALSTACK_SRC/moto-dynamodb" "$WORK/moto-dynamodb"
-  "$out/venv/bin/pip" install --quiet --no-deps --no-build-isolation --force-reinstall "$WORK/moto-dynamodb"
-  "$out/venv/bin/python" -c 'import localstack.runtime.main, rollouts_localstack.dynamodb'
-  touch "$out/.plugin-$plugin"
+  local out; out="$(dir_of localstack)"
+  if [[ -f "$out/.complete" ]]; then echo "testbed: localstack $LOCALSTACK_VERSION cached at $out"; return; fi
+  [[ -x "$PYTHON313" ]] || { echo "build-testbed: Python 3.13 not found at $PYTHON313 (LocalStack needs >= 3.12; set ROLLOUTS_PYTHON313)" >&2; exit 1; }
+  # A venv is not relocatable, so it is built in place; .complete marks a finished install.
+  rm -rf "$out" && mkdir -p "$out"
+  "$PYTHON313" -m venv "$out/venv"
+  "$out/venv/bin/pip" install --quiet --no-deps --require-hashes -r "$LOCALSTACK_SRC/requirements.lock"
+  # Our plugins (scripts/localstack/plugins: DynamoDB on moto, the Lambda executor without Docker),
+  # built with the locked setuptools from a copy (setuptools writes build/ and *.egg-info beside the sources).
+  cp -r "$LOCALSTACK_SRC/plugins" "$WORK/plugins"
+  "$out/venv/bin/pip" install --quiet --no-deps --no-build-isolation "$WORK/plugins"
+  "$out/venv/bin/python" -c 'import localstack.runtime.main, rollouts_localstack.dynamodb, rollouts_localstack.lambda_executor'
+  touch "$out/.complete"
 }
 
 selected=("$@")

@@ -1,23 +1,24 @@
 #!/usr/bin/env node
-// Bundle size and cold-start cost of each Lambda, built with the esbuild options the CDK stack uses
-// (infra/bundling.ts). For each functions/<name>/handler.ts: bytes minified, gzip, source map, and
-// the median time to import the bundle in a fresh Node process (module init, as a cold start pays it
-// before the first invocation), with the deployed NODE_OPTIONS and without them.
-// Usage: node scripts/bundle-report.mjs [--json] [--runs=N] [name ...]   (run on Node 22: npm exec -- node ...)
+// Bundle size and cold-start cost of each Lambda, built exactly as the CDK stack builds it
+// (infra/bundling.ts bundleLambda). For each functions/<name>/handler.ts: bytes minified, gzip,
+// source map, the largest contributors (esbuild metafile, by package), and the median time to
+// import the bundle in a fresh Node process (module init, as a cold start pays it before the first
+// invocation), with the deployed NODE_OPTIONS and without them.
+// Usage: node scripts/bundle-report.mjs [--json] [--runs=N] [--top=N] [name ...]   (run on Node 22: npm exec -- node ...)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { BUNDLE_RUNTIME_ENV, FUNCTION_NAMES, entryPath, esbuildOptions } from '../infra/bundling.ts';
+import { BUNDLE_RUNTIME_ENV, FUNCTION_NAMES, bundleContributors, bundleLambda, entryPath } from '../infra/bundling.ts';
 import { ENV } from '../shared/config.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const runs = Number(args.find((a) => a.startsWith('--runs='))?.slice('--runs='.length) ?? 10);
+const top = Number(args.find((a) => a.startsWith('--top='))?.slice('--top='.length) ?? 8);
 const only = args.filter((a) => !a.startsWith('--'));
 const unknown = only.filter((n) => !FUNCTION_NAMES.includes(n));
 if (unknown.length > 0 || !(runs >= 1)) {
@@ -62,24 +63,26 @@ function median(values) {
 async function measure(name, workDir) {
   const entry = entryPath(name);
   if (!existsSync(path.join(root, entry))) return { name, error: `${entry} does not exist` };
-  const outdir = path.join(workDir, name);
-  const options = esbuildOptions(entry, outdir);
-  await build({ ...options, absWorkingDir: root, logLevel: 'silent' });
-  const bundle = readFileSync(options.outfile);
+  const { file, outputs, loadedAtInit, metafile } = await bundleLambda(name, path.join(workDir, name), root);
+  const code = Buffer.concat(outputs.map((o) => readFileSync(o.path)));
   const result = {
     name,
-    minifiedBytes: bundle.length,
-    gzipBytes: gzipSync(bundle).length,
-    sourceMapBytes: statSync(`${options.outfile}.map`).size,
+    // Everything deployed (the entry and its chunks), and what a cold start reads of it.
+    minifiedBytes: code.length,
+    initBytes: outputs.filter((o) => loadedAtInit.includes(o.path)).reduce((n, o) => n + o.bytes, 0),
+    files: outputs.length,
+    gzipBytes: gzipSync(code).length,
+    sourceMapBytes: outputs.reduce((n, o) => n + statSync(`${o.path}.map`).size, 0),
+    topContributors: bundleContributors(metafile).slice(0, top),
   };
   try {
-    importTime(options.outfile, {}); // warm the file cache; not counted
+    importTime(file, {}); // warm the file cache; not counted
     // Interleaved, so a busy moment on the machine weighs on both columns alike.
     const deployed = [];
     const bare = [];
     for (let i = 0; i < runs; i += 1) {
-      deployed.push(importTime(options.outfile, BUNDLE_RUNTIME_ENV));
-      bare.push(importTime(options.outfile, {}));
+      deployed.push(importTime(file, BUNDLE_RUNTIME_ENV));
+      bare.push(importTime(file, {}));
     }
     return { ...result, initMsMedian: round(median(deployed)), initMsMedianWithoutNodeOptions: round(median(bare)), runs };
   } catch (err) {
@@ -102,12 +105,15 @@ try {
 if (json) {
   console.log(JSON.stringify({ node: process.versions.node, nodeOptions: BUNDLE_RUNTIME_ENV.NODE_OPTIONS, results }, null, 2));
 } else {
-  const rows = [['function', 'minified', 'gzip', 'source map', `init ms (median of ${runs})`, 'init ms without NODE_OPTIONS', 'note']];
+  const rows = [['function', 'minified (files)', 'loaded at init', 'gzip', 'source maps', `init ms (median of ${runs})`, 'init ms without NODE_OPTIONS', 'note']];
   for (const r of results) {
-    rows.push([r.name, kb(r.minifiedBytes), kb(r.gzipBytes), kb(r.sourceMapBytes), String(r.initMsMedian ?? ''), String(r.initMsMedianWithoutNodeOptions ?? ''), r.error ?? '']);
+    rows.push([r.name, `${kb(r.minifiedBytes)} (${r.files})`, kb(r.initBytes), kb(r.gzipBytes), kb(r.sourceMapBytes), String(r.initMsMedian ?? ''), String(r.initMsMedianWithoutNodeOptions ?? ''), r.error ?? '']);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  for (const r of results) {
+    console.log(`\n${r.name}, largest contributors: ${(r.topContributors ?? []).map((c) => `${c.name} ${kb(c.bytes)}`).join(', ')}`);
+  }
   console.log(`\nNode ${process.versions.node}; deployed NODE_OPTIONS="${BUNDLE_RUNTIME_ENV.NODE_OPTIONS}"; gzip at zlib's default level.`);
 }
 process.exit(results.some((r) => r.error) ? 1 : 0);

@@ -1,6 +1,6 @@
 // Configuration of the deployed functions, read once at cold start from the environment and
 // validated; the CDK stack sets exactly these variables (infra/ imports ENV to stay in sync).
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseAuthorization } from './api/authorization.ts';
 import { ConfigError } from './errors.ts';
 
@@ -38,6 +38,13 @@ export const ENV = {
    * which verbs on which clusters and namespaces, and the four-eyes rule. Unset: every IAM caller may do everything.
    */
   apiAuthorization: 'ROLLOUTS_API_AUTHORIZATION',
+  /**
+   * The watch-proxy function, started on demand (shared/app/watcherDemand.ts): a reconcile pass
+   * whose pods are moving makes sure one runs. Unset: no on-demand watcher (a scheduled one, or none).
+   */
+  watchProxyFunction: 'ROLLOUTS_WATCH_PROXY_FUNCTION',
+  /** How long an on-demand watcher runs at most (its function's timeout minus the watch margin). */
+  watcherSeconds: 'ROLLOUTS_WATCHER_SECONDS',
 } as const;
 
 /** Deployed defaults (infra/stack.ts passes the same values). */
@@ -63,6 +70,8 @@ const schema = z.object({
     for (const problem of parsed.problems) ctx.addIssue({ code: 'custom', message: `invalid authorization policy: ${problem}` });
     return z.NEVER;
   }).optional(),
+  watchProxyFunction: z.string().regex(/^(arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:)?[\w-]{1,64}$/, { error: 'must be a Lambda function name or ARN' }).optional(),
+  watcherSeconds: z.coerce.number().int().min(120).max(900).default(880),
 }).refine((c) => c.resyncPeriodSeconds >= c.sweepIntervalSeconds, {
   path: ['resyncPeriodSeconds'],
   message: 'must be at least the sweep interval (ROLLOUTS_SWEEP_INTERVAL_SECONDS): a resync cannot come round more often than the sweep ticks',

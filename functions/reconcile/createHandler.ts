@@ -11,7 +11,7 @@ import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
 import { reconcile, type ReconcileResult, type Trigger } from '../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 
-export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter' | 'wakeups'> & {
+export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter' | 'wakeups' | 'watcher'> & {
   /** The pass to run per key; tests may stand in for it. Default: reconcile with `deps.reconcile`. */
   run?: (key: RolloutKey, trigger: Trigger) => Promise<ReconcileResult>;
 };
@@ -28,7 +28,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps, obs: Observab
       const outcome = await withMeteredRequests(deps.meter, metrics, () =>
         reconcileBatch(
           event.Records.map((r) => ({ messageId: r.messageId, body: r.body, receiveCount: Number(r.attributes?.ApproximateReceiveCount ?? 1) })),
-          { run, queue: deps.queue, clock: deps.clock, log, ...(deps.wakeups ? { wakeups: deps.wakeups } : {}) },
+          { run, queue: deps.queue, clock: deps.clock, log, ...(deps.wakeups ? { wakeups: deps.wakeups } : {}), ...(deps.watcher ? { watcher: deps.watcher } : {}) },
         ),
       );
       metrics.addMetric('Reconciles', MetricUnit.Count, outcome.keys.length);

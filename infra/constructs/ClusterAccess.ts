@@ -1,7 +1,8 @@
-// What the controller's roles need to reach the listed EKS clusters: IAM (DescribeCluster, or
-// AssumeRole for clusters reached through another role) and an EKS access entry per role that maps
-// it to one of the Kubernetes groups bound by infra/k8s/rollouts-rbac.yaml (eks-auth.md §4): the
-// write group for the functions that move releases, the read-only group for the API.
+// What the controller's roles need to reach the listed clusters: IAM (DescribeCluster for EKS,
+// GetSecretValue on the token secret of a cluster registered by endpoint, or AssumeRole for clusters
+// reached through another role), each on exactly the listed resources, and an EKS access entry per
+// role that maps it to one of the Kubernetes groups bound by infra/k8s/rollouts-rbac.yaml
+// (eks-auth.md §4): the write group for the functions that move releases, the read-only group for the API.
 import { Annotations, Stack } from 'aws-cdk-lib';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -35,10 +36,12 @@ export class ClusterAccess extends Construct {
   constructor(scope: Construct, id: string, props: ClusterAccessProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    // Clusters reached with a role of their own: DescribeCluster and the token are signed with that
-    // role's credentials, so our roles only need to assume it, and the access entry belongs to it.
+    // Clusters reached with a role of their own: DescribeCluster and the token (or the token secret
+    // read) are signed with that role's credentials, so our roles only need to assume it, and the
+    // access entry belongs to it.
     const assumed = props.clusters.filter((c) => c.roleArn !== undefined);
-    const direct = props.clusters.filter((c) => c.roleArn === undefined);
+    const direct = props.clusters.filter((c): c is ClusterParameter & { eksClusterName: string } => c.roleArn === undefined && c.eksClusterName !== undefined);
+    const secrets = props.clusters.filter((c) => c.roleArn === undefined && c.tokenSecretArn !== undefined).map((c) => c.tokenSecretArn as string);
 
     const statements: PolicyStatement[] = [];
     if (direct.length > 0) {
@@ -46,6 +49,10 @@ export class ClusterAccess extends Construct {
         actions: ['eks:DescribeCluster'],
         resources: direct.map((c) => stack.formatArn({ service: 'eks', region: c.region ?? stack.region, resource: 'cluster', resourceName: c.eksClusterName })),
       }));
+    }
+    if (secrets.length > 0) {
+      // The full ARNs (with their suffix), never a pattern: a secret of the same name made later is not readable.
+      statements.push(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [...new Set(secrets)] }));
     }
     if (assumed.length > 0) {
       statements.push(new PolicyStatement({ actions: ['sts:AssumeRole'], resources: [...new Set(assumed.map((c) => c.roleArn as string))] }));
@@ -78,7 +85,12 @@ export class ClusterAccess extends Construct {
       Annotations.of(this).addInfo(`cluster ${cluster.name}: limited to namespaces ${(cluster.namespaces ?? []).join(', ')}; after applying `
         + `infra/k8s/rollouts-rbac.yaml, run ${commands.map((c) => `\`${c}\``).join(', ')}`);
     }
-    for (const cluster of assumed) {
+    for (const cluster of props.clusters.filter((c) => c.tokenSecretArn !== undefined)) {
+      Annotations.of(this).addInfo(`cluster ${cluster.name}: registered by endpoint; its token (in ${cluster.tokenSecretArn}) must belong to an `
+        + `identity bound to the "${KUBERNETES_GROUP}" ClusterRole of infra/k8s/rollouts-rbac.yaml, and is used by every function, the API included `
+        + '(see README.md, "Clusters registered by endpoint")');
+    }
+    for (const cluster of assumed.filter((c) => c.eksClusterName !== undefined)) {
       // Every principal assumes the same role there, so the read-only API acts with that role's rights.
       const readers = props.principals.filter((p) => p.kubernetesGroup !== KUBERNETES_GROUP).map((p) => p.name);
       Annotations.of(this).addInfo(`cluster ${cluster.name}: reached through ${cluster.roleArn}; map that role to the `

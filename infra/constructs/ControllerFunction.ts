@@ -1,18 +1,19 @@
-// One Lambda entry point of the controller: bundled locally with the shared esbuild options, Node 22
-// on Graviton, X-Ray active, its own log group and a role that starts empty, so every permission
-// it ends up with is one the stack granted on purpose.
+// One Lambda entry point of the controller: bundled locally by infra/bundling.ts (the same function
+// the bundle report and the Lambda-runtime tests build with), Node 22 on Graviton, X-Ray active,
+// its own log group and a role that starts empty, so every permission it ends up with is one the
+// stack granted on purpose.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { Duration } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../../shared/app/observability.ts';
-import { BUNDLE_RUNTIME_ENV, LAMBDA_BUNDLING, entryPath } from '../bundling.ts';
+import { BUNDLE_HANDLER, BUNDLE_RUNTIME_ENV } from '../bundling.ts';
 import type { FunctionName } from '../bundling.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -47,7 +48,7 @@ export interface ControllerFunctionProps {
 }
 
 export class ControllerFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -66,12 +67,9 @@ export class ControllerFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    const b = LAMBDA_BUNDLING;
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, entryPath(props.name)),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    this.fn = new LambdaFunction(this, 'Function', {
+      code: bundledCode(props.name),
+      handler: BUNDLE_HANDLER,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -89,20 +87,6 @@ export class ControllerFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: `rollouts-${props.name}`,
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: b.target,
-        minify: b.minify,
-        keepNames: b.keepNames,
-        sourceMap: b.sourcemap,
-        sourcesContent: b.sourcesContent,
-        mainFields: [...b.mainFields],
-        banner: b.banner,
-        bundleAwsSDK: b.bundleAwsSdk,
-        externalModules: [],
-        // Synth bundles with the esbuild in node_modules; there is no Docker engine to fall back to.
-        forceDockerBundling: false,
       },
     });
 
@@ -122,4 +106,30 @@ export class ControllerFunction extends Construct {
   grant(statement: PolicyStatement): void {
     this.role.addToPolicy(statement);
   }
+}
+
+/**
+ * The function's asset: scripts/bundle-lambda.mjs (infra/bundling.ts) run by the Node that runs the
+ * CDK app, at synth. Not NodejsFunction: its esbuild runs from the command line, which takes no
+ * plugins, and the bundle needs two (infra/bundling.ts) to stay lean. The asset is hashed by its
+ * output, so an unchanged bundle is not uploaded again.
+ */
+function bundledCode(name: FunctionName): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling always succeeds or fails the synth (there is no Docker fallback).
+      image: DockerImage.fromRegistry('local-bundling-only'),
+      // What the bundling runs; also what tells the four assets apart (CDK caches bundles by their
+      // options, and the local bundler below is not part of that key).
+      command: ['node', 'scripts/bundle-lambda.mjs', name, '/asset-output'],
+      local: {
+        tryBundle(outputDir) {
+          const run = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts/bundle-lambda.mjs'), name, outputDir], { stdio: 'inherit' });
+          if (run.status !== 0) throw new Error(`bundling ${name} failed (scripts/bundle-lambda.mjs exit ${run.status ?? run.signal})`);
+          return true;
+        },
+      },
+    },
+  });
 }

@@ -6,7 +6,7 @@
 // four-eyes: nobody approves a release they requested themselves. No policy configured: every
 // IAM-authorized caller may do everything (the lambda:InvokeFunctionUrl grant is then the only gate).
 // Validated once at cold start (shared/config.ts) and at synth (infra/parameters.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const API_VERBS = ['read', 'apply', 'delete', 'release', 'approve', 'pause', 'resume', 'abort', 'retry', 'undo', 'registerCluster'] as const;
 export type ApiVerb = (typeof API_VERBS)[number];

@@ -1,6 +1,7 @@
 // Cluster registration: how the reconcile reaches a cluster by name. EKS (name + region, optionally
-// a role to assume) or a static endpoint (non-EKS, local). Exactly one.
-import { z } from 'zod';
+// a role to assume) or an endpoint (non-EKS, local) whose bearer token is in Secrets Manager, read
+// optionally through a role. Exactly one.
+import * as z from 'zod';
 import { NotFoundError } from '../errors.ts';
 import type { ClusterRegistration } from '../reconcile/ports.ts';
 import { jsonBody, parseBody } from './body.ts';
@@ -26,6 +27,8 @@ const registration = z
         server: z.string().regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, { error: 'must be an http(s) URL of the kube-apiserver' }),
         caData: z.string().regex(/^[A-Za-z0-9+/=\s]+$/, { error: 'must be base64 (PEM bundle)' }).optional(),
         insecureSkipTlsVerify: z.boolean().optional(),
+        tokenSecretArn: z.string().regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+$/, { error: 'must be a Secrets Manager secret ARN (the secret holds the bearer token)' }).optional(),
+        roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, { error: 'must be an IAM role ARN' }).optional(),
       })
       .optional(),
   })

@@ -1,6 +1,6 @@
 // Bodies of the command verbs (POST /v1/rollouts/{c}/{ns}/{name}/{verb}, and DELETE). Strict: an
 // unknown field is an error, so a typo such as "toRevison" is reported instead of silently ignored.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CommandBody } from '../rollout/types.ts';
 import { imageReferenceProblem } from '../rollout/imageReference.ts';
 import { parseBody } from './body.ts';

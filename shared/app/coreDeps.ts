@@ -27,6 +27,8 @@ export interface CoreDeps {
   store: StateStore;
   queue: BatchingQueue;
   api: ApiDeps;
+  /** The client the store uses, for other items of the same table (the watcher lease). */
+  dynamodb: DynamoDBClient;
 }
 
 export interface CoreBuildOptions {
@@ -40,10 +42,11 @@ const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 export function buildCoreDeps(config: Config, opts: CoreBuildOptions = {}): CoreDeps {
   const clock = opts.clock ?? SYSTEM_CLOCK;
   const meter = opts.meter ?? new Meter();
-  const store = new DynamoStateStore({ client: opts.clients?.dynamodb ?? new DynamoDBClient(awsRetryConfig()), tableName: config.tableName, meter, clock });
+  const dynamodb = opts.clients?.dynamodb ?? new DynamoDBClient(awsRetryConfig());
+  const store = new DynamoStateStore({ client: dynamodb, tableName: config.tableName, meter, clock });
   const queue = new SqsReconcileQueue({ client: opts.clients?.sqs ?? new SQSClient(awsRetryConfig()), queueUrl: config.queueUrl, triggerQueueUrl: config.triggerQueueUrl, clock, meter });
   return {
-    config, clock, meter, store, queue,
+    config, clock, meter, store, queue, dynamodb,
     api: {
       store, queue, clock, supportedKinds: SUPPORTED_KINDS, maxBodyBytes: config.maxBodyBytes, requireRegisteredCluster: true,
       ...(config.apiAuthorization ? { authorization: config.apiAuthorization } : {}),

@@ -5,6 +5,8 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SchedulerWakeups, type WakeScheduler } from '../adapters/scheduler/wakeSchedules.ts';
+import { DynamoWatcherLease } from '../adapters/dynamodb/watcherLease.ts';
+import { LambdaWatcherLauncher } from '../adapters/lambda/watcherLauncher.ts';
 import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
@@ -13,6 +15,7 @@ import type { ReconcileDeps } from '../reconcile/reconcile.ts';
 import type { WatchClusters } from '../watch/types.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
+import type { WatcherDemandDeps, WatcherLauncher } from './watcherDemand.ts';
 
 export interface AppDeps extends CoreDeps {
   clusters: RegisteredClusterProvider;
@@ -22,12 +25,16 @@ export interface AppDeps extends CoreDeps {
   reconcile: ReconcileDeps;
   /** One-off schedules for wake-ups beyond SQS's delay; absent when not configured (the sweep covers them). */
   wakeups?: WakeScheduler;
+  /** The on-demand watch-proxy (ROLLOUTS_WATCH_PROXY_FUNCTION); absent otherwise. */
+  watcher?: WatcherDemandDeps;
 }
 
 export interface BuildOptions extends CoreBuildOptions {
   clients?: CoreBuildOptions['clients'] & { eventBridge?: EventBridgeClient; scheduler?: SchedulerClient };
   /** Extra cluster-provider settings (tests: static bearer tokens for a local control plane). */
   clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
+  /** Replaces the Lambda launcher of the on-demand watcher (tests). */
+  watcherLauncher?: WatcherLauncher;
 }
 
 export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
@@ -42,9 +49,17 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
       groupName: config.wakeScheduleGroup, roleArn: config.wakeScheduleRoleArn, targetArn: config.triggerQueueArn, meter,
     })
     : undefined;
+  const watcher = config.watchProxyFunction
+    ? {
+      lease: new DynamoWatcherLease({ client: core.dynamodb, tableName: config.tableName, meter }),
+      launcher: opts.watcherLauncher ?? new LambdaWatcherLauncher(config.watchProxyFunction),
+      clock, watcherMs: config.watcherSeconds * 1000,
+    }
+    : undefined;
   return {
     ...core,
     ...(wakeups ? { wakeups } : {}),
+    ...(watcher ? { watcher } : {}),
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
     watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),

@@ -4,10 +4,12 @@
 // records (reported as batch item failures, so SQS redelivers exactly those); other keys' records
 // succeed. A body that names no rollout can never succeed and is dropped (logged), not retried.
 // After each pass, the follow-ups it needs: a delayed re-run while pods move, and its wake-up
-// (see followUp).
+// (see followUp). After the batch, when some pass moved pods, the on-demand watcher is made sure
+// of (watcherDemand.ts).
 import { decodeTriggerBody, type DecodedTrigger } from '../adapters/sqs/messages.ts';
 import { MAX_DELAY_SECONDS } from '../adapters/sqs/reconcileQueue.ts';
 import type { WakeScheduler } from '../adapters/scheduler/wakeSchedules.ts';
+import { ensureWatcher, type WatcherDemandDeps } from './watcherDemand.ts';
 import type { Clock, ReconcileQueue } from '../reconcile/ports.ts';
 import type { ReconcileResult, Trigger } from '../reconcile/reconcile.ts';
 import type { RolloutKey } from '../rollout/types.ts';
@@ -36,6 +38,8 @@ export interface ReconcileBatchDeps {
   concurrency?: number;
   /** One-off schedules for wake-ups beyond SQS's delay; without it those are left to the sweep. */
   wakeups?: WakeScheduler;
+  /** The on-demand watch-proxy; absent when watches are scheduled or off. */
+  watcher?: WatcherDemandDeps;
 }
 
 export interface KeyOutcome {
@@ -82,6 +86,16 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
       return { key: g.key, messageIds: g.messageIds, result: null, error };
     }
   });
+  // A pass that asks to run again is moving pods (or lost a race): a watcher makes the next batch
+  // start within a second of the pods being ready. Best effort: the re-run is already queued.
+  if (deps.watcher && outcomes.some((o) => o.result?.requeueSeconds != null)) {
+    try {
+      const watcher = await ensureWatcher(deps.watcher);
+      if (watcher === 'launched') deps.log.info('watcher launched: pods are moving');
+    } catch (error) {
+      deps.log.warn('could not make sure a watcher runs; releases move on their re-runs', { error: describe(error) });
+    }
+  }
   return { keys: outcomes, failures: outcomes.filter((o) => o.error !== null).flatMap((o) => o.messageIds), invalid };
 }
 

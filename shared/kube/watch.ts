@@ -28,4 +28,6 @@ export interface WatchHandle {
 /** One cluster's watch API (KubeClusterClient.watch has this shape). */
 export interface WatchSource {
   watch(path: string, query: WatchQuery, onEvent: WatchEventHandler, onDone: WatchDoneHandler): Promise<WatchHandle>;
+  /** The collection's current resourceVersion (a one-item list), to watch from now without a replay. */
+  listVersion?(path: string): Promise<string>;
 }

@@ -57,8 +57,11 @@ export interface ClusterRegistration {
   name: string;
   /** EKS cluster (endpoint and CA from DescribeCluster) … */
   eks?: { clusterName: string; region: string; roleArn?: string };
-  /** … or a static endpoint (non-EKS, local). */
-  endpoint?: { server: string; caData?: string; tokenSecretArn?: string; insecureSkipTlsVerify?: boolean };
+  /**
+   * … or an endpoint with a bearer token in Secrets Manager (tokenSecretArn; local mode and tests
+   * may configure tokens instead), read with roleArn when given (the cluster's account).
+   */
+  endpoint?: { server: string; caData?: string; tokenSecretArn?: string; roleArn?: string; insecureSkipTlsVerify?: boolean };
 }
 
 export interface StateStore {

@@ -2,7 +2,7 @@
 // produced, but an item written by another version, restored from a backup or edited by hand may
 // not have that shape, and planning with it would fail on every pass (or worse, act on garbage).
 // Such a spec is a TerminalError: the rollout goes Degraded naming the field until it is applied again.
-import { z } from 'zod';
+import * as z from 'zod';
 import { TerminalError } from '../errors.ts';
 import { DEPLOYMENT_STRATEGIES, WEEKDAYS, WORKLOAD_KINDS, type RolloutSpec } from '../rollout/types.ts';
 import { formatPath } from '../rollout/specIssues.ts';

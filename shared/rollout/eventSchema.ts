@@ -2,7 +2,7 @@
 // JSON Schema (schemas/rollout-event.schema.json, `npm run schemas`) is generated, so the two cannot
 // drift; a unit test fails when the committed file is stale, and the tests validate emitted events
 // against the committed file. `detail` is the RolloutEvent itself (shared/adapters/eventbridge/publisher.ts).
-import { z } from 'zod';
+import * as z from 'zod';
 import { CAUSE_KINDS, type Cause } from './cause.ts';
 import { EVENT } from './events.ts';
 import { PHASES, type RolloutEvent } from './types.ts';

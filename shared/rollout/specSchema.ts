@@ -1,7 +1,7 @@
 // zod schemas for Rollout documents: structure plus checks that look at one field at a time. Checks
 // that compare fields (step order, window start/end, workloadRef kind) live in specRules.ts so they
 // run even when an unrelated field is malformed. Every object is strict: unknown fields are errors.
-import { z } from 'zod';
+import * as z from 'zod';
 import { replicasProblem, thresholdProblem } from './intOrPercent.ts';
 import { unsupported } from './specIssues.ts';
 import { DEPLOYMENT_STRATEGIES, ON_DELETE_POLICIES, WEEKDAYS } from './types.ts';

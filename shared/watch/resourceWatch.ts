@@ -3,7 +3,9 @@
 // resourceVersion seen (bookmarks keep it fresh); 410 Gone means that version was compacted away,
 // so it relists (a watch with no resourceVersion replays every object as ADDED, then streams);
 // any other failure retries with capped exponential backoff and jitter, and a 401 first drops the
-// cluster's cached credentials (an EKS token that expired).
+// cluster's cached credentials (an EKS token that expired). With `startFromNow` the first watch
+// starts at the collection's current version instead of replaying every object (the resync and
+// the reconcile that started the watcher cover what came before); a relist after 410 still replays.
 import { GoneError, UnauthorizedError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { WatchEventType, WatchHandle } from '../kube/watch.ts';
@@ -16,6 +18,8 @@ export interface ResourceWatchOptions {
   onEvent(type: Exclude<WatchEventType, 'BOOKMARK'>, obj: KubeObject): void;
   /** The watch starts over from a full listing (first start or after 410 Gone). */
   onRelist?(): void;
+  /** Begin at the current version (source.listVersion) rather than with a replay of every object. */
+  startFromNow?: boolean;
   /** A 401 was answered: drop cached credentials before the next attempt. */
   onUnauthorized?(): void;
   log: WatchLog;
@@ -82,6 +86,9 @@ export class ResourceWatch {
   /** One watch request; resolves with how it ended (null = normally). */
   private async watchOnce(): Promise<Error | null> {
     const source = await this.opts.source();
+    if (this.resourceVersion === undefined && this.stats.connects === 0 && this.opts.startFromNow && source.listVersion) {
+      this.resourceVersion = await source.listVersion(this.opts.path);
+    }
     if (this.resourceVersion === undefined) {
       this.stats.relists += 1;
       this.opts.onRelist?.();

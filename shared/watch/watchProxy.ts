@@ -5,8 +5,10 @@
 // runs as a Lambda on an overlapping schedule (`until` = the invocation's end minus a margin) and
 // as a long-running container or in local mode (`until` null, stopped by a signal).
 // Each start (and each relist after 410 Gone) replays every object as ADDED, so every managed key
-// gets one notice then. A rollout that joins the catalogue later gets a notice of its own (a
-// catch-up pass): events of its workload that came before the catalogue knew it were dropped.
+// gets one notice then; with `replayOnStart: false` (the deployed, on-demand watcher: the resync and
+// the reconcile that started it cover what came before) a start watches from now, and only a relist
+// replays. A rollout that joins the catalogue later gets a notice of its own (a catch-up pass):
+// events of its workload that came before the catalogue knew it were dropped.
 // The catalogue is re-read every `refreshMs`, and at once when `refreshes` asks (local mode's API
 // does after an apply); deployed, the API's enqueue covers the time until the next refresh.
 import type { Clock, StateStore } from '../reconcile/ports.ts';
@@ -52,6 +54,8 @@ export interface WatchProxyOptions {
   refreshMs?: number;
   /** Re-read it at once when asked. */
   refreshes?: CatalogRefreshRequests;
+  /** Send a notice for every managed workload when the watches start (default true); false: watch from now. */
+  replayOnStart?: boolean;
   /** Whose watch declarations to follow (default: the registry's drivers). */
   drivers?: Readonly<Partial<Record<WorkloadKind, WorkloadDriver>>>;
   /** Server-side timeout of each watch request (default 300 s); the watch resumes after it. */
@@ -115,6 +119,7 @@ export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxy
             for (const key of keys) coalescer.add(key, reason);
           },
           onUnauthorized: () => opts.clusters.invalidate?.(cluster),
+          startFromNow: opts.replayOnStart === false,
           log,
           timeoutSeconds: opts.watchTimeoutSeconds ?? 300,
           ...(opts.backoff ? { backoff: opts.backoff } : {}),

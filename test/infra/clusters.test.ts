@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../infra/constructs/ClusterAccess.ts';
 import { DeployParameterError } from '../../infra/parameters.ts';
+import { statementsOf } from './grants.ts';
 import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
 import { watchTargets } from '../../shared/watch/mapping.ts';
 import { requiredRbac } from '../../shared/workloads/rbac.ts';
@@ -93,6 +94,38 @@ describe('EKS access entries', () => {
     bare.resourceCountIs('AWS::EKS::AccessEntry', 0);
     const text = JSON.stringify(bare.findResources('AWS::IAM::Policy'));
     assert.doesNotMatch(text, /eks:|sts:/);
+  });
+});
+
+describe('clusters registered by endpoint (token in Secrets Manager)', () => {
+  const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rollouts/lab-token-AbCdEf';
+  const PARTNER_SECRET = 'arn:aws:secretsmanager:eu-west-1:210987654321:secret:rollouts/edge-token-XyZ123';
+  const PARTNER_ROLE = 'arn:aws:iam::210987654321:role/rollouts-edge';
+  const { template } = synth({ clusters: [{ name: 'lab', tokenSecretArn: SECRET }, { name: 'edge', tokenSecretArn: PARTNER_SECRET, roleArn: PARTNER_ROLE }] });
+  const grants = (prefix: string) => statementsOf(template)
+    .filter((s) => s.roles.some((r) => r.startsWith(prefix)))
+    .map((s) => s.statement)
+    .filter((st) => [st.Action].flat().some((a) => a.startsWith('secretsmanager:') || a.startsWith('sts:') || a.startsWith('eks:')));
+
+  it('lets each function that talks to Kubernetes read exactly the listed secret, and assume the role of the cluster read through one', () => {
+    for (const role of ['ReconcileRole', 'WatchProxyRole', 'ApiRole']) {
+      assert.deepEqual(grants(role).map((st) => [st.Action, st.Resource]), [
+        ['secretsmanager:GetSecretValue', SECRET],
+        ['sts:AssumeRole', PARTNER_ROLE],
+      ], role);
+    }
+    assert.deepEqual(grants('SweepRole'), [], 'the sweep never talks to Kubernetes');
+  });
+
+  it('creates no EKS access entry for them', () => {
+    template.resourceCountIs('AWS::EKS::AccessEntry', 0);
+  });
+
+  it('refuses entries that are not exactly one kind, a region on a secret, or a secret ARN without its suffix', () => {
+    assert.throws(() => synth({ clusters: [{ name: 'a' }] }), (err: Error) => err instanceof DeployParameterError && /clusters\.0\.eksClusterName: exactly one of/.test(err.message));
+    assert.throws(() => synth({ clusters: [{ name: 'a', eksClusterName: 'x', tokenSecretArn: SECRET }] }), /clusters\.0\.eksClusterName: exactly one of/);
+    assert.throws(() => synth({ clusters: [{ name: 'a', tokenSecretArn: SECRET, region: 'eu-west-1' }] }), /clusters\.0\.region: is for EKS clusters/);
+    assert.throws(() => synth({ clusters: [{ name: 'a', tokenSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:rollouts/lab-token' }] }), /clusters\.0\.tokenSecretArn: the full ARN/);
   });
 });
 

@@ -68,7 +68,19 @@ describe('IAM', () => {
       // Wake-ups beyond SQS's 15 minutes: schedules of the wake-up group, delivered with the delivery role.
       ...perAction(SCHEDULE_ACTIONS, WAKE_SCHEDULES),
       'iam:PassRole': ['<WakeSchedulesDeliveryRole>'],
+      // The on-demand watcher: its lease item, and starting the watch-proxy.
+      'dynamodb:UpdateItem': ['<StateTable>'],
+      'lambda:InvokeFunction': ['<WatchProxyFunction>'],
     });
+  });
+
+  it('lets reconcile and the watch-proxy update the watcher lease item only (partition key WATCHER)', () => {
+    const updates = statementsOf(template).filter(({ statement }) => asList(statement.Action).includes('dynamodb:UpdateItem'));
+    assert.deepEqual(updates.map(({ roles }) => roles[0]?.replace(/[0-9A-F]{8}$/, '')).sort(), ['ReconcileRole', 'WatchProxyRole']);
+    for (const { statement } of updates) {
+      assert.deepEqual(asList(statement.Action), ['dynamodb:UpdateItem'], 'alone in its statement, so the condition covers nothing else');
+      assert.deepEqual(statement.Condition, { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['WATCHER'] } });
+    }
   });
 
   it('lets Scheduler, for this account and the wake-up group only, send wake-ups to the trigger queue, nothing else', () => {
@@ -105,6 +117,7 @@ describe('IAM', () => {
     assert.deepEqual(grantsOf(template, role('WatchProxyRole')), {
       'dynamodb:GetItem': ['<StateTable>'],
       'dynamodb:Query': ['<StateTable>'],
+      'dynamodb:UpdateItem': ['<StateTable>'],
       'eks:DescribeCluster': DIRECT_CLUSTERS,
       'events:PutEvents': ['<EventsBus>'],
       ...LOGS_AND_TRACES('<WatchProxyLogs>'),
@@ -123,13 +136,14 @@ describe('IAM', () => {
   });
 
   it('lets the Scheduler roles invoke only their own function and send only to the delivery dead-letter queue', () => {
-    for (const fn of ['SweepFunction', 'WatchProxyFunction']) {
-      const fnId = logicalId(template, 'AWS::Lambda::Function', fn);
-      const schedulerRole = statementsOf(template).find(({ statement }) =>
+    const always = synth({ ...FULL_CONTEXT, watchProxyMode: 'always' }).template;
+    for (const [t, fn] of [[template, 'SweepFunction'], [always, 'SweepFunction'], [always, 'WatchProxyFunction']] as const) {
+      const fnId = logicalId(t, 'AWS::Lambda::Function', fn);
+      const schedulerRole = statementsOf(t).find(({ statement }) =>
         JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [fnId, 'Arn'] }))?.roles[0];
       assert.ok(schedulerRole, `no role may invoke ${fn}`);
       const prefix = fn.replace('Function', '');
-      assert.deepEqual(grantsOf(template, schedulerRole), {
+      assert.deepEqual(grantsOf(t, schedulerRole), {
         'lambda:InvokeFunction': [`<${prefix}Function>`],
         'sqs:SendMessage': ['<DeliveryDlq>'],
       });

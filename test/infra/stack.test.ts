@@ -180,16 +180,31 @@ describe('schedules', () => {
     });
   });
 
-  it('starts a watch-proxy every 5 minutes that runs for 6, so two watchers overlap', () => {
+  it('by default schedules no watch-proxy: the reconcile starts one for up to 15 minutes while pods move, knowing its name and run time', () => {
+    template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    const fns = resources(template, 'AWS::Lambda::Function');
     const watchProxy = logicalId(template, 'AWS::Lambda::Function', 'WatchProxyFunction');
-    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+    assert.equal(fns[watchProxy]?.Properties?.Timeout, 15 * 60);
+    const vars = (fns[logicalId(template, 'AWS::Lambda::Function', 'ReconcileFunction')]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.deepEqual(vars[ENV.watchProxyFunction], { Ref: watchProxy });
+    assert.equal(vars[ENV.watcherSeconds], String(15 * 60 - 20), 'the timeout less the watch margin the watch-proxy is given');
+    const own = (fns[watchProxy]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.equal(own[ENV.watchMarginSeconds], '20');
+  });
+
+  it('with watchProxyMode always, starts a watch-proxy every 5 minutes that runs for 6, so two watchers overlap', () => {
+    const always = synth({ watchProxyMode: 'always' }).template;
+    const watchProxy = logicalId(always, 'AWS::Lambda::Function', 'WatchProxyFunction');
+    always.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(5 minutes)',
       Target: { Arn: { 'Fn::GetAtt': [watchProxy, 'Arn'] }, Input: input, RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 2 }), DeadLetterConfig: dlq },
     });
-    assert.equal(resources(template, 'AWS::Lambda::Function')[watchProxy]?.Properties?.Timeout, 6 * 60);
+    assert.equal(resources(always, 'AWS::Lambda::Function')[watchProxy]?.Properties?.Timeout, 6 * 60);
+    const vars = (resources(always, 'AWS::Lambda::Function')[logicalId(always, 'AWS::Lambda::Function', 'ReconcileFunction')]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    assert.equal(vars[ENV.watchProxyFunction], undefined, 'no on-demand launches');
   });
 
-  it('does not retry failed sweep or watch-proxy runs asynchronously: the next tick replaces them', () => {
+  it('does not retry failed sweep or watch-proxy runs asynchronously: the next tick or launch replaces them', () => {
     for (const name of ['SweepFunction', 'WatchProxyFunction']) {
       template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
         FunctionName: { Ref: logicalId(template, 'AWS::Lambda::Function', name) },

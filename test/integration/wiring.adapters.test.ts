@@ -1,7 +1,8 @@
-// The SQS and EventBridge adapters against the AWS API emulator (moto, or LocalStack through
-// AWS_ENDPOINT_URL): what lands on which queue, deduplication, batching, and the rule routing.
+// The SQS and EventBridge adapters against real LocalStack: what lands on which queue,
+// deduplication, batching, and the rule routing. One test needs moto (see motoServer.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgePublisher } from '../../shared/adapters/eventbridge/publisher.ts';
 import { EventPublishError } from '../../shared/adapters/eventbridge/putEvents.ts';
 import { WatchEventSink } from '../../shared/adapters/eventbridge/watchEventSink.ts';
@@ -9,6 +10,7 @@ import { SqsReconcileQueue } from '../../shared/adapters/sqs/reconcileQueue.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
 import type { RolloutEvent, RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator, type Queue } from '../support/aws/emulator.ts';
+import { startMotoServer } from '../support/aws/motoServer.ts';
 import { EventSourceMappingPoller } from '../support/aws/sqsPoller.ts';
 import { ManualClock } from '../support/stateStoreFixtures.ts';
 import { waitFor } from '../support/wait.ts';
@@ -41,17 +43,28 @@ function queue(clock = new ManualClock(), meter = new Meter()): SqsReconcileQueu
 }
 
 describe('SqsReconcileQueue', () => {
-  test('requests for one key and reason within the same second collapse into one FIFO message grouped by key', async () => {
+  test('every request for a key is its own FIFO message grouped by key, even within a second and after the first was consumed', async () => {
     const clock = new ManualClock();
     const q = queue(clock);
     await q.enqueue(web, { reason: 'api' });
+    assert.deepEqual((await drain(aws.work)).map((m) => m.body.reason), ['api'], 'the first request was received and deleted');
+    // Same key, reason and second: a command recorded after the first message was consumed must
+    // still get its pass (SQS would drop a repeated deduplication id for 5 minutes).
     await q.enqueue(web, { reason: 'api' });
-    await q.enqueue(web, { reason: 'sweep' });
-    clock.advance(1);
     await q.enqueue(web, { reason: 'api' });
     const messages = await drain(aws.work);
-    assert.deepEqual(messages.map((m) => m.body.reason), ['api', 'sweep', 'api']);
+    assert.deepEqual(messages.map((m) => m.body.reason), ['api', 'api']);
     assert.deepEqual(new Set(messages.map((m) => m.group)), new Set(['prod/shop/web']));
+  });
+
+  test("the sweep's messages for a key within one second are one message: a retried tick adds no pass", async () => {
+    const clock = new ManualClock();
+    const q = queue(clock);
+    await q.enqueueAll([web], { reason: 'sweep' });
+    await q.enqueueAll([web], { reason: 'sweep' });
+    clock.advance(1);
+    await q.enqueueAll([web], { reason: 'sweep' });
+    assert.deepEqual((await drain(aws.work)).map((m) => m.body.reason), ['sweep', 'sweep']);
   });
 
   test('a delayed request goes to the trigger queue, not the FIFO queue', async () => {
@@ -104,8 +117,16 @@ describe('EventBridge', () => {
   });
 
   test('events the bus refuses fail the publish with the reason instead of being dropped', async () => {
-    // moto refuses the whole call; AWS may instead fail the entry (EventPublishError): both surface.
-    const publisher = new EventBridgePublisher({ client: aws.eventBridge, eventBusName: 'no-such-bus', source: aws.eventSource, backoffMs: () => 0 });
-    await assert.rejects(publisher.publish([event(1)]), (err: unknown) => err instanceof EventPublishError || /no-such-bus/.test(String(err)));
+    // On moto: LocalStack accepts a PutEvents to a bus that does not exist (motoServer.ts). moto
+    // refuses the whole call; AWS fails the entry (EventPublishError): both surface.
+    const moto = await startMotoServer();
+    const client = new EventBridgeClient({ endpoint: moto.endpoint, region: aws.region, credentials: aws.credentials });
+    try {
+      const publisher = new EventBridgePublisher({ client, eventBusName: 'no-such-bus', source: aws.eventSource, backoffMs: () => 0 });
+      await assert.rejects(publisher.publish([event(1)]), (err: unknown) => err instanceof EventPublishError || /no-such-bus/.test(String(err)));
+    } finally {
+      client.destroy();
+      await moto.stop();
+    }
   });
 });

@@ -1,7 +1,7 @@
-// The serverless shell wired end to end on real components: an AWS API emulator (moto server, or
-// LocalStack when AWS_ENDPOINT_URL is set) for SQS and EventBridge, dynalite for DynamoDB, and the
-// real local Kubernetes control plane. The handlers are the production ones over the production
-// composition root (buildAppDeps); only the deliveries Lambda would make are played by the test:
+// The serverless shell wired end to end on real components: LocalStack for SQS and EventBridge,
+// dynalite for DynamoDB, and the real local Kubernetes control plane. The handlers are the
+// production ones over the production composition root (buildAppDeps); only the deliveries Lambda
+// would make are played by the test:
 // an event-source-mapping poller for SQS, a SigV4-verifying Function URL for the API, direct calls
 // for the schedules.
 import { after, before, describe, test } from 'node:test';

@@ -108,6 +108,11 @@ describe('watch-proxy: new rollouts and StatefulSets', () => {
     const ns = await cluster.createNamespace('watch-catchup');
     await cluster.createDeployment(ns, 'web', { replicas: 1 });
     await cluster.createDeployment(ns, 'api', { replicas: 1 });
+    // Settled first: a Deployment still rolling out emits events of its own, which would join the catch-up notice.
+    const apps = cluster.admin.makeApiClient(AppsV1Api);
+    for (const name of ['web', 'api']) {
+      await waitFor(async () => (await apps.readNamespacedDeployment({ name, namespace: ns })).status?.availableReplicas === 1, { message: `Deployment ${name} available` });
+    }
     await applyRollout(ns, 'web');
     const sink = new CollectingSink();
     const client = new KubeClusterClient(cluster.rollouts);

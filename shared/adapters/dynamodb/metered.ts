@@ -14,6 +14,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type {
   BatchWriteItemCommandInput,
@@ -25,6 +26,8 @@ import type {
   PutItemCommandInput,
   QueryCommandInput,
   QueryCommandOutput,
+  UpdateItemCommandInput,
+  UpdateItemCommandOutput,
   WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
@@ -109,6 +112,16 @@ export class MeteredTable {
         pending = unprocessed;
       }
     }
+  }
+
+  /** UpdateItem, returning its output (e.g. ReturnValues ALL_NEW). */
+  async updateItem(input: Own<UpdateItemCommandInput>): Promise<UpdateItemCommandOutput> {
+    let out: UpdateItemCommandOutput | undefined;
+    await this.write(async () => {
+      out = await this.client.send(new UpdateItemCommand({ ...input, TableName: this.tableName, ReturnConsumedCapacity: 'TOTAL' }));
+      return out.ConsumedCapacity;
+    });
+    return out as UpdateItemCommandOutput;
   }
 
   private async write(send: () => Promise<ConsumedCapacity | ConsumedCapacity[] | undefined>): Promise<void> {

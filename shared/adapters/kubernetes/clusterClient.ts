@@ -12,6 +12,7 @@ import { retryAfterSeconds, toKubeError } from './kubeErrors.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, withApiserverRetries } from './retrying.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from './patchBody.ts';
 import { exchange, sharedConnection, type Exchange } from './wire.ts';
+import { rawGet } from './rawGet.ts';
 import { watchPath, type WatchDoneHandler, type WatchEventHandler, type WatchHandle, type WatchQuery } from './watcher.ts';
 
 export interface KubeClusterClientOptions {
@@ -67,6 +68,14 @@ export class KubeClusterClient implements ClusterClient {
       case 'delete':
         return this.remove(w.ref, w.resourceVersion);
     }
+  }
+
+  /** The current resourceVersion of a collection (`path` as for watch): a list of at most one item. */
+  async listVersion(path: string): Promise<string> {
+    this.meter.add('k8s.read');
+    const version = ((await rawGet(this.kc, path, { limit: '1' })) as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion;
+    if (!version) throw new Error(`list ${path}: the answer has no metadata.resourceVersion`);
+    return version;
   }
 
   /** One watch request (see watcher.ts); `path` as in "/apis/apps/v1/namespaces/web/replicasets". */

@@ -1,25 +1,21 @@
 // Resolves a registered cluster name to a ClusterClient. EKS registrations cost one DescribeCluster
-// per container lifetime and one locally signed token per 14 minutes; static registrations use a
-// configured bearer token. Connections live in a module-level cache, so warm Lambda invocations
-// reuse them (and their TLS setup) instead of starting over.
+// per container lifetime and one locally signed token per 14 minutes; endpoint registrations use a
+// bearer token read once from Secrets Manager (endpoint.tokenSecretArn), or one configured here
+// (local mode, tests). A registration's roleArn (typically in the cluster's account) is assumed
+// for all of it: DescribeCluster and the token's signature, or the secret read. Connections live
+// in a module-level cache, so warm Lambda invocations reuse them (and their TLS setup).
+// The AWS clients each kind needs (EKS, STS, Secrets Manager) are imported on first use: a
+// function that never meets such a registration never loads them (scripts/bundle-report.mjs).
 import type { KubeConfig } from '@kubernetes/client-node';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { ConfigError, NotFoundError, UnauthorizedError } from '../../errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { Clock, ClusterClient, ClusterProvider, ClusterRegistration } from '../../reconcile/ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
-import {
-  defaultAssumeRole,
-  defaultEksClient,
-  describeEksCluster,
-  memoizeCredentials,
-  replaceToken,
-  tokenKubeConfig,
-  type AssumeRole,
-  type EksClientFactory,
-} from './eksAccess.ts';
-import { createEksToken, type AwsCredentialsProvider } from './eksToken.ts';
+import type { AssumeRole, EksClientFactory } from './eksAccess.ts';
+import type { AwsCredentialsProvider } from './eksToken.ts';
+import { replaceToken, tokenKubeConfig } from './kubeConfigs.ts';
+import type { SecretReaderFactory } from './tokenSecret.ts';
 
 export interface ClusterRegistry {
   getCluster(name: string): Promise<ClusterRegistration | null>;
@@ -47,7 +43,12 @@ export interface RegisteredClusterProviderOptions {
   credentials?: AwsCredentialsProvider;
   /** How a registration's roleArn is assumed; defaults to fromTemporaryCredentials. */
   assumeRole?: AssumeRole;
-  /** Bearer tokens for static-endpoint registrations, by cluster name (local mode, tests). */
+  /** Makes the Secrets Manager client for a region (endpoint.tokenSecretArn); tests pass a stand-in. */
+  secrets?: SecretReaderFactory;
+  /**
+   * Bearer tokens for endpoint registrations without tokenSecretArn, by cluster name (local mode,
+   * tests). A registration's tokenSecretArn wins.
+   */
   staticTokens?: Record<string, string>;
   clock?: Clock;
   meter?: Meter;
@@ -135,9 +136,8 @@ export class RegisteredClusterProvider implements ClusterProvider {
     const base = { registration: reg, fingerprint: fingerprintOf(reg), registrationReadAt: now };
     if (reg.eks) {
       const { clusterName, region, roleArn } = reg.eks;
-      const credentials = roleArn
-        ? memoizeCredentials((this.opts.assumeRole ?? defaultAssumeRole)(roleArn, this.base(), region), this.clock)
-        : this.base();
+      const [{ defaultEksClient, describeEksCluster }, { createEksToken }] = await Promise.all([import('./eksAccess.ts'), import('./eksToken.ts')]);
+      const credentials = await this.credentialsFor(roleArn, region);
       const endpoint = await describeEksCluster((this.opts.eks ?? defaultEksClient)(region, credentials), clusterName, reg.name);
       const mintToken = () => createEksToken({ clusterName, region, credentials, now: this.clock.now() });
       const first = await mintToken();
@@ -145,20 +145,36 @@ export class RegisteredClusterProvider implements ClusterProvider {
       return { ...base, kc, mintToken, refreshAt: first.expiresAt.getTime() - TOKEN_REFRESH_MARGIN_MS };
     }
     if (reg.endpoint) {
-      const token = this.opts.staticTokens?.[reg.name];
+      const { server, caData, insecureSkipTlsVerify, tokenSecretArn, roleArn } = reg.endpoint;
+      const token = tokenSecretArn !== undefined ? await this.secretToken(reg.name, tokenSecretArn, roleArn) : this.opts.staticTokens?.[reg.name];
       if (token === undefined) {
-        // tokenSecretArn (Secrets Manager) is not wired yet; local mode and tests pass tokens in.
-        throw new ConfigError(`cluster "${reg.name}": no bearer token (staticTokens has none; tokenSecretArn is not supported yet)`);
+        throw new ConfigError(`cluster "${reg.name}": no bearer token: register it with endpoint.tokenSecretArn (a Secrets Manager secret holding the token)`);
       }
-      const { server, caData, insecureSkipTlsVerify } = reg.endpoint;
       const kc = tokenKubeConfig(reg.name, { server, caData, skipTLSVerify: insecureSkipTlsVerify ?? false, token });
+      // No expiry: a rotated token shows as a 401, and the re-authenticating client reads the secret again.
       return { ...base, kc, refreshAt: Number.POSITIVE_INFINITY };
     }
     throw new ConfigError(`cluster "${reg.name}": registration has neither eks nor endpoint`);
   }
 
-  private base(): AwsCredentialsProvider {
-    this.baseCredentials ??= this.opts.credentials ?? fromNodeProviderChain();
+  /** The token in the secret, read with the registration's role when it names one (the secret is in the cluster's account). */
+  private async secretToken(cluster: string, arn: string, roleArn: string | undefined): Promise<string> {
+    const { defaultSecretReader, readTokenSecret, secretRegion } = await import('./tokenSecret.ts');
+    const region = secretRegion(arn);
+    const credentials = await this.credentialsFor(roleArn, region);
+    return readTokenSecret((this.opts.secrets ?? defaultSecretReader)(region, credentials), arn, cluster);
+  }
+
+  /** The base identity, or the role's credentials (assumed once per credential lifetime) when there is a role. */
+  private async credentialsFor(roleArn: string | undefined, region: string): Promise<AwsCredentialsProvider> {
+    const baseCredentials = await this.base();
+    if (roleArn === undefined) return baseCredentials;
+    const { defaultAssumeRole, memoizeCredentials } = await import('./eksAccess.ts');
+    return memoizeCredentials((this.opts.assumeRole ?? defaultAssumeRole)(roleArn, baseCredentials, region), this.clock);
+  }
+
+  private async base(): Promise<AwsCredentialsProvider> {
+    this.baseCredentials ??= this.opts.credentials ?? (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
     return this.baseCredentials;
   }
 }

@@ -1,8 +1,9 @@
-// AWS-side pieces of reaching a cluster: DescribeCluster (endpoint + CA), cross-account role
-// credentials, and the token-bearing KubeConfig the typed APIs read on every request.
+// AWS-side pieces of reaching a cluster: DescribeCluster (endpoint + CA) and role credentials (a
+// registration's roleArn, typically in another account). Loaded by the cluster provider only for
+// registrations that need them (clusterProvider.ts), so other functions' cold starts skip the EKS
+// and STS clients.
 import { DescribeClusterCommand, EKSClient, type DescribeClusterCommandOutput } from '@aws-sdk/client-eks';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
-import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, NotFoundError } from '../../errors.ts';
 import type { Clock } from '../../reconcile/ports.ts';
 import type { AwsCredentials, AwsCredentialsProvider } from './eksToken.ts';
@@ -69,31 +70,4 @@ export async function describeEksCluster(client: EksDescriber, clusterName: stri
     throw new ConfigError(`cluster "${registered}": EKS cluster ${clusterName} has no endpoint or CA yet (status ${out.cluster?.status ?? 'unknown'})`);
   }
   return { server, caData };
-}
-
-const USER = 'rollouts';
-
-/** A one-cluster KubeConfig authenticating with a bearer token. */
-export function tokenKubeConfig(name: string, c: { server: string; caData?: string; skipTLSVerify?: boolean; token: string }): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name, server: c.server, caData: c.caData, skipTLSVerify: c.skipTLSVerify ?? false }],
-    users: [{ name: USER, token: c.token }],
-    contexts: [{ name, cluster: name, user: USER }],
-    currentContext: name,
-  });
-  return kc;
-}
-
-/**
- * Swaps the token in place. API clients made from `kc` read the user on every request, so they
- * pick the new token up, and the cluster entry (endpoint, CA) is reused as is.
- */
-export function replaceToken(kc: KubeConfig, token: string): void {
-  kc.loadFromOptions({
-    clusters: kc.getClusters(),
-    users: [{ name: USER, token }],
-    contexts: kc.getContexts(),
-    currentContext: kc.getCurrentContext(),
-  });
 }

@@ -1,10 +1,16 @@
 // ReconcileQueue on SQS (DESIGN §2). "Now" goes to the FIFO queue: MessageGroupId = the rollout key,
-// so one key is never reconciled twice at once, and a deduplication id of key + reason + one-second
-// bucket collapses bursts (five API calls in the same second → one message). "Later" goes to the
-// standard trigger queue, because FIFO queues have no per-message delay; reconcile is safe under
-// concurrency, so losing per-key order for delayed re-runs costs nothing.
+// so one key is never reconciled twice at once. "Later" goes to the standard trigger queue, because
+// FIFO queues have no per-message delay; reconcile is safe under concurrency, so losing per-key
+// order for delayed re-runs costs nothing.
+// Deduplication: SQS drops a FIFO message whose deduplication id was sent in the last 5 minutes,
+// whether or not the first was already received and deleted. So only the sweep's sends, which all
+// stand for one tick, share an id (key + "sweep" + one-second bucket: a retried tick, or a key both
+// due and resynced, is one message). Every other send has an id of its own: a command recorded
+// after the previous message was consumed needs a pass of its own (with a shared id, `rollouts
+// pause` then `rollouts resume` within a second lost the resume until the next resync; the
+// LocalStack wiring test showed it, tests/integration/wiring.test.ts).
 // No endpoint option: the SDK reads AWS_ENDPOINT_URL(_SQS) itself (emulators, LocalStack).
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { RolloutsError } from '../../errors.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
@@ -49,13 +55,14 @@ export class SqsReconcileQueue implements ReconcileQueue {
       await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.triggerQueueUrl, MessageBody: encodeReconcileMessage(key, reason), DelaySeconds: delay }));
       return;
     }
-    await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.queueUrl, ...this.fifoEntry(key, reason) }));
+    await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.queueUrl, ...this.fifoEntry(key, reason, randomUUID()) }));
   }
 
   /** Many keys now (the sweep): SendMessageBatch, 10 per request; entries SQS refuses are sent once more. */
   async enqueueAll(keys: RolloutKey[], opts: { reason: string }): Promise<void> {
     for (let i = 0; i < keys.length; i += BATCH_SIZE) {
-      let entries = keys.slice(i, i + BATCH_SIZE).map((key, j) => ({ Id: String(j), ...this.fifoEntry(key, opts.reason) }));
+      const bucket = String(Math.floor(this.clock.now().getTime() / 1000));
+      let entries = keys.slice(i, i + BATCH_SIZE).map((key, j) => ({ Id: String(j), ...this.fifoEntry(key, opts.reason, bucket) }));
       for (let attempt = 1; entries.length > 0; attempt++) {
         this.meter.add('queue.send');
         const out = await this.opts.client.send(new SendMessageBatchCommand({ QueueUrl: this.opts.queueUrl, Entries: entries }));
@@ -71,14 +78,14 @@ export class SqsReconcileQueue implements ReconcileQueue {
     }
   }
 
-  private fifoEntry(key: RolloutKey, reason: string) {
+  /** `instance` tells this send apart from others of the key and reason (see the file header). */
+  private fifoEntry(key: RolloutKey, reason: string, instance: string) {
     const group = rolloutKeyString(key);
-    const bucket = Math.floor(this.clock.now().getTime() / 1000);
     return {
       MessageBody: encodeReconcileMessage(key, reason),
       // Keys are DNS names and "/", all valid group-id characters; only the length can be too much.
       MessageGroupId: group.length <= MAX_ID_LENGTH ? group : sha256(group),
-      MessageDeduplicationId: sha256(`${group}\n${reason}\n${bucket}`),
+      MessageDeduplicationId: sha256(`${group}\n${reason}\n${instance}`),
     };
   }
 }

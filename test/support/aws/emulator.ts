@@ -1,18 +1,18 @@
-// The AWS side of the wiring tests: an emulator endpoint (moto server started here, or the endpoint
-// in AWS_ENDPOINT_URL, e.g. LocalStack at http://localhost:4566) with the product's messaging
-// resources created as the CDK stack creates them: the FIFO work queue, the standard trigger
-// queue, their DLQs, the event bus, the rule routing `<source>.watch` events to the trigger queue,
-// and (for assertions) a rule copying our transition events to an inspection queue.
+// The AWS side of the wiring tests: real LocalStack (localstack.ts, started here or handed in) with
+// the product's messaging resources created as the CDK stack creates them: the FIFO work queue,
+// the standard trigger queue, their DLQs, the event bus, the rule routing `<source>.watch` events
+// to the trigger queue, and (for assertions) a rule copying our transition events to an inspection
+// queue. LocalStack serves every AWS API these tests use; what it cannot do (fire a Scheduler
+// schedule, run a Lambda function) is listed in README.md, "The test bed".
 import { randomBytes } from 'node:crypto';
 import { EventBridgeClient, CreateEventBusCommand, DeleteEventBusCommand, DeleteRuleCommand, PutRuleCommand, PutTargetsCommand, RemoveTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { watchEventSource } from '../../../shared/adapters/eventbridge/watchEventSink.ts';
 import type { Config } from '../../../shared/config.ts';
-import { startMotoServer, type MotoServer } from './motoServer.ts';
+import { startLocalStack, type LocalStack } from './localstack.ts';
+import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
 
-/** Well-formed test credentials (moto and LocalStack accept any). */
-export const TEST_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
-export const TEST_REGION = 'us-east-1';
+export { TEST_CREDENTIALS, TEST_REGION };
 
 export interface Queue {
   url: string;
@@ -21,8 +21,7 @@ export interface Queue {
 
 export interface AwsEmulator {
   endpoint: string;
-  /** True when we started moto (false: an external endpoint such as LocalStack). */
-  ownsServer: boolean;
+  localstack: LocalStack;
   region: string;
   credentials: typeof TEST_CREDENTIALS;
   sqs: SQSClient;
@@ -40,23 +39,28 @@ export interface AwsEmulator {
   stop(): Promise<void>;
 }
 
-export async function startAwsEmulator(opts: { eventSource?: string } = {}): Promise<AwsEmulator> {
-  const external = process.env.AWS_ENDPOINT_URL;
-  const moto: MotoServer | null = external ? null : await startMotoServer();
-  const endpoint = external ?? (moto as MotoServer).endpoint;
+export interface AwsEmulatorOptions {
+  eventSource?: string;
+  /** Use this LocalStack (its owner stops it) instead of starting one for this emulator. */
+  localstack?: LocalStack;
+}
+
+export async function startAwsEmulator(opts: AwsEmulatorOptions = {}): Promise<AwsEmulator> {
+  const localstack = opts.localstack ?? await startLocalStack();
+  const endpoint = localstack.endpoint;
   const clientConfig = { endpoint, region: TEST_REGION, credentials: TEST_CREDENTIALS };
   const sqs = new SQSClient(clientConfig);
   const eventBridge = new EventBridgeClient(clientConfig);
-  // Unique names: a shared LocalStack may hold resources of other runs.
+  // Unique names: a shared LocalStack may hold other emulators' resources.
   const prefix = `rollouts-${randomBytes(4).toString('hex')}`;
   const eventSource = opts.eventSource ?? 'serverless-rollouts';
   const created: (() => Promise<unknown>)[] = [];
 
   const stop = async (): Promise<void> => {
-    if (!moto) for (const undo of created.reverse()) await undo().catch(() => undefined);
+    if (opts.localstack) for (const undo of created.reverse()) await undo().catch(() => undefined);
     sqs.destroy();
     eventBridge.destroy();
-    await moto?.stop();
+    if (!opts.localstack) await localstack.stop();
   };
 
   try {
@@ -81,7 +85,7 @@ export async function startAwsEmulator(opts: { eventSource?: string } = {}): Pro
     const route = async (ruleName: string, source: string, target: Queue): Promise<void> => {
       const rule = await eventBridge.send(new PutRuleCommand({ Name: ruleName, EventBusName: eventBusName, EventPattern: JSON.stringify({ source: [source] }) }));
       created.push(() => eventBridge.send(new DeleteRuleCommand({ Name: ruleName, EventBusName: eventBusName })));
-      // What real EventBridge needs to deliver to SQS (emulators may not check it).
+      // What real EventBridge needs to deliver to SQS (LocalStack does not check it).
       await sqs.send(new SetQueueAttributesCommand({ QueueUrl: target.url, Attributes: { Policy: allowEventBridge(target.arn, rule.RuleArn as string) } }));
       await eventBridge.send(new PutTargetsCommand({ Rule: ruleName, EventBusName: eventBusName, Targets: [{ Id: 'queue', Arn: target.arn }] }));
       created.push(() => eventBridge.send(new RemoveTargetsCommand({ Rule: ruleName, EventBusName: eventBusName, Ids: ['queue'] })));
@@ -90,11 +94,11 @@ export async function startAwsEmulator(opts: { eventSource?: string } = {}): Pro
     await route(`${prefix}-published`, eventSource, published);
 
     return {
-      endpoint, ownsServer: moto !== null, region: TEST_REGION, credentials: TEST_CREDENTIALS, sqs, eventBridge,
+      endpoint, localstack, region: TEST_REGION, credentials: TEST_CREDENTIALS, sqs, eventBridge,
       work, trigger, workDlq, triggerDlq, published, eventBusName, eventSource,
       config: (tableName) => ({
         tableName, queueUrl: work.url, triggerQueueUrl: trigger.url, eventBusName, eventSource, maxBodyBytes: 64 * 1024, watchMarginSeconds: 1,
-        resyncPeriodSeconds: 300, sweepIntervalSeconds: 60,
+        resyncPeriodSeconds: 300, sweepIntervalSeconds: 60, watcherSeconds: 880,
       }),
       stop,
     };

@@ -9,7 +9,7 @@ import { locateTestbedComponent } from '../../../shared/adapters/local/controlpl
 import { registerExitCleanup } from '../../../shared/adapters/local/controlplane/exitCleanup.ts';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';
 import { startTestbedDaemon } from '../testbedDaemon.ts';
-import { TEST_CREDENTIALS, TEST_REGION } from './emulator.ts';
+import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
 
 /** RIE serves the Invoke API's own path, with the function always named `function`. */
 export const RIE_INVOKE_PATH = '/2015-03-31/functions/function/invocations';
@@ -53,9 +53,16 @@ export interface LambdaRuntime {
   stop(): Promise<void>;
 }
 
+/** The emulator binary and the runtime client's entry, as built by scripts/build-testbed.sh. */
+export function lambdaRuntimeBinaries(): { rie: string; ric: string } {
+  return {
+    rie: path.join(locateTestbedComponent('lambda-rie', ['bin/aws-lambda-rie']), 'bin/aws-lambda-rie'),
+    ric: path.join(locateTestbedComponent('lambda-ric', ['index.mjs', 'rapid-client.node']), 'index.mjs'),
+  };
+}
+
 export async function startLambdaRuntime(options: LambdaRuntimeOptions): Promise<LambdaRuntime> {
-  const rie = path.join(locateTestbedComponent('lambda-rie', ['bin/aws-lambda-rie']), 'bin/aws-lambda-rie');
-  const ric = path.join(locateTestbedComponent('lambda-ric', ['index.mjs', 'rapid-client.node']), 'index.mjs');
+  const { rie, ric } = lambdaRuntimeBinaries();
   const dir = path.resolve(options.dir);
   const handler = options.handler ?? 'index.handler';
   const moduleFile = handler.slice(0, handler.lastIndexOf('.'));

@@ -1,19 +1,17 @@
 // Real LocalStack (localstack-core 2026.3.0, Apache-2.0, from PyPI) on loopback, without Docker: the
 // venv built by scripts/build-testbed.sh from scripts/localstack/requirements.lock, started in this
-// process tree and stopped by PID. DynamoDB is served by moto through our provider plugin
-// (scripts/localstack/moto-dynamodb), since LocalStack's own needs Java and DynamoDB Local.
-// Facts and settings: ../shared/reference/localstack.md.
+// process tree and stopped by PID. Two plugins of ours (scripts/localstack/plugins): DynamoDB served
+// by moto, since LocalStack's own needs Java and DynamoDB Local; and Lambda functions run by the
+// upstream Lambda RIE with Node 22 and aws-lambda-ric (the test bed's, as lambdaRuntime.ts runs
+// them), since LocalStack's only executor is Docker. Facts and settings: ../shared/reference/localstack.md.
 import path from 'node:path';
 import { locateTestbedComponent } from '../../../shared/adapters/local/controlplane/assets.ts';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';
+import { lambdaRuntimeBinaries } from './lambdaRuntime.ts';
 import { startTestbedDaemon } from '../testbedDaemon.ts';
-import { TEST_CREDENTIALS, TEST_REGION } from './emulator.ts';
+import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
 
-/**
- * What the product's stack and tests use. Lambda accepts functions (CloudFormation can create
- * them) but cannot run them here: its only executor is Docker. Functions run under
- * test/support/aws/lambdaRuntime.ts instead.
- */
+/** What the product's stack and tests use. */
 export const LOCALSTACK_SERVICES = [
   'sqs', 'events', 'scheduler', 'sts', 'iam', 'cloudformation', 's3', 'ssm', 'secretsmanager', 'lambda', 'cloudwatch', 'logs', 'dynamodb',
 ] as const;
@@ -37,6 +35,7 @@ export interface LocalStack {
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const python = path.join(locateTestbedComponent('localstack', ['.complete', 'venv/bin/python']), 'venv/bin/python');
+  const binaries = lambdaRuntimeBinaries();
   const [port] = (await freePorts(1)) as [number];
   const endpoint = `http://127.0.0.1:${port}`;
   const server = await startTestbedDaemon({
@@ -59,6 +58,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // which needs public DNS.
       SQS_ENDPOINT_STRATEGY: 'path',
       PROVIDER_OVERRIDE_DYNAMODB: 'moto',
+      // Functions run as aws-lambda-rie + Node 22 + aws-lambda-ric processes under LocalStack
+      // (scripts/localstack/plugins/rollouts_localstack/lambda_executor.py), killed with it.
+      LAMBDA_RUNTIME_EXECUTOR: 'rollouts-local',
+      ROLLOUTS_LAMBDA_RIE: binaries.rie,
+      ROLLOUTS_LAMBDA_RIC: binaries.ric,
+      ROLLOUTS_LAMBDA_NODE: process.execPath,
       SERVICES: (options.services ?? LOCALSTACK_SERVICES).join(','),
       ...options.env,
     }),

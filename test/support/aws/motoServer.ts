@@ -1,6 +1,8 @@
-// moto's standalone server (PyPI `moto[server]`) on a free loopback port: an AWS API emulator for
-// SQS, EventBridge, Scheduler, STS... Started per test file, killed by stop() or, if the test
-// process dies first, by the exit hook (no process is left behind).
+// moto's standalone server (PyPI `moto[server]`) on a free loopback port, for the one behaviour
+// LocalStack 2026.3.0 does not have: EventBridge PutEvents to an event bus that does not exist
+// (LocalStack answers FailedEntryCount 0 and drops the event; moto refuses the call, as AWS refuses
+// the entry). Used by that test only (test/integration/wiring.adapters.test.ts); everything else
+// runs against LocalStack. Killed by stop() or, if the test process dies first, by the exit hook.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';
 import { registerExitCleanup } from '../../../shared/adapters/local/controlplane/exitCleanup.ts';

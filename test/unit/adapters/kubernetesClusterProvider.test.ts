@@ -140,9 +140,61 @@ describe('RegisteredClusterProvider', () => {
     assert.equal(h.described.length, 0);
   });
 
-  test('refuses a static endpoint without a token as a configuration error', async () => {
-    const h = harness([{ name: 'lab', endpoint: { server: 'https://127.0.0.1:6443', tokenSecretArn: 'arn:aws:secretsmanager:x' } }]);
-    await assert.rejects(h.provider.client('lab'), ConfigError);
+  test('refuses an endpoint without a token as a configuration error naming tokenSecretArn', async () => {
+    const h = harness([{ name: 'lab', endpoint: { server: 'https://127.0.0.1:6443' } }]);
+    await assert.rejects(h.provider.client('lab'), (err: Error) => err instanceof ConfigError && /"lab".*tokenSecretArn/.test(err.message));
+  });
+
+  describe('endpoint registrations with the token in Secrets Manager', () => {
+    const SECRET = 'arn:aws:secretsmanager:eu-central-1:111111111111:secret:rollouts/lab-token-AbCdEf';
+    function withSecrets(registration: ClusterRegistration, secretString: string | Error, extra: Partial<RegisteredClusterProviderOptions> = {}) {
+      const reads: { region: string; secretId: string | undefined; akid: Promise<string> }[] = [];
+      const h = harness([registration], {
+        secrets: (region, credentials) => ({
+          send: async (cmd) => {
+            reads.push({ region, secretId: cmd.input.SecretId, akid: credentials().then((c) => c.accessKeyId) });
+            if (secretString instanceof Error) throw secretString;
+            return { SecretString: secretString };
+          },
+        }),
+        ...extra,
+      });
+      return { ...h, reads };
+    }
+
+    test('reads the token from the secret, in its region, with the base identity', async () => {
+      const h = withSecrets({ name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET } }, ' lab-token\n');
+      await h.provider.client('lab');
+      assert.equal(tokenOf(h.cache, 'lab'), 'lab-token');
+      assert.deepEqual(h.reads.map((r) => [r.region, r.secretId]), [['eu-central-1', SECRET]]);
+      assert.equal(await h.reads[0]?.akid, 'BASEAKID');
+      assert.deepEqual(h.assumed, []);
+    });
+
+    test("reads it with the registration's role (the cluster's account), and takes JSON with a token field", async () => {
+      const roleArn = 'arn:aws:iam::111111111111:role/rollouts-lab';
+      const h = withSecrets({ name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET, roleArn } }, '{"token":"json-token"}');
+      await h.provider.client('lab');
+      assert.equal(tokenOf(h.cache, 'lab'), 'json-token');
+      assert.deepEqual(h.assumed, [{ roleArn, region: 'eu-central-1' }]);
+      assert.equal(await h.reads[0]?.akid, 'ASSUMEDAKID');
+    });
+
+    test('the secret wins over a configured token, and is read again after a 401 (rotation)', async () => {
+      const h = withSecrets({ name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET } }, 'from-secret', { staticTokens: { lab: 'configured' } });
+      await h.provider.client('lab');
+      assert.equal(tokenOf(h.cache, 'lab'), 'from-secret');
+      h.provider.invalidate('lab');
+      await h.provider.client('lab');
+      assert.equal(h.reads.length, 2);
+    });
+
+    test('a missing secret is NotFoundError, an empty one a ConfigError, both naming cluster and secret', async () => {
+      const missing = withSecrets({ name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET } }, Object.assign(new Error('no such secret'), { name: 'ResourceNotFoundException' }));
+      await assert.rejects(missing.provider.client('lab'), (err: Error) => err instanceof NotFoundError && err.message.includes('"lab"') && err.message.includes(SECRET));
+      const empty = withSecrets({ name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET } }, '{"user":"x"}');
+      await assert.rejects(empty.provider.client('lab'), (err: Error) => err instanceof ConfigError && err.message.includes(SECRET));
+    });
   });
 
   test('refuses a registration with neither eks nor endpoint', async () => {

@@ -155,3 +155,38 @@ describe('reconcile batch', () => {
     assert.equal(peak, 2);
   });
 });
+
+describe('the on-demand watcher', () => {
+  function watcher(outcome: 'running' | 'launched' | Error) {
+    const asked: string[] = [];
+    const lease = {
+      demand: async () => {
+        asked.push('demand');
+        if (outcome instanceof Error) throw outcome;
+        return { generation: outcome === 'running' ? 1 : 0, until: Number.MAX_SAFE_INTEGER, seenAt: T0.getTime(), demandAt: T0.getTime() };
+      },
+      claim: async () => 1,
+      heartbeat: async () => true,
+      release: async () => true,
+      read: async () => ({ generation: 0, until: 0, seenAt: 0, demandAt: 0 }),
+    };
+    return { asked, deps: { lease, launcher: { launch: async () => void asked.push('launch') }, clock: new ManualClock(), watcherMs: 880_000 } };
+  }
+
+  test('is asked for once per batch when a pass moves pods, and not when nothing moves', async () => {
+    const w = watcher('launched');
+    await reconcileBatch([record('m1', web), record('m2', api)], { ...deps(async (key) => result({ outcome: 'progressed', requeueSeconds: key.name === 'web' ? 5 : null })), watcher: w.deps });
+    assert.deepEqual(w.asked, ['demand', 'launch']);
+    const idle = watcher('launched');
+    await reconcileBatch([record('m1', web)], { ...deps(async () => result()), watcher: idle.deps });
+    assert.deepEqual(idle.asked, []);
+  });
+
+  test('a failure to reach the lease fails no message: the re-run is already queued', async () => {
+    const w = watcher(new Error('DynamoDB throttled'));
+    const queue = new MemoryQueue();
+    const out = await reconcileBatch([record('m1', web)], { ...deps(async () => result({ outcome: 'progressed', requeueSeconds: 5 }), queue), watcher: w.deps });
+    assert.deepEqual(out.failures, []);
+    assert.deepEqual(w.asked, ['demand']);
+  });
+});

@@ -32,13 +32,15 @@ class ScriptedSource implements WatchSource {
   }
 }
 
-async function run(steps: Script[], extra: { onUnauthorized?: () => void } = {}) {
+async function run(steps: Script[], extra: { onUnauthorized?: () => void; startFromNow?: boolean; listVersion?: string } = {}) {
   const events: string[] = [];
   const sleeps: number[] = [];
   let relists = 0;
   let idle!: () => void;
   const finished = new Promise<void>((resolve) => (idle = resolve));
-  const source = new ScriptedSource(steps, () => idle());
+  const { listVersion, ...rest } = extra;
+  const source: ScriptedSource & { listVersion?: (path: string) => Promise<string> } = new ScriptedSource(steps, () => idle());
+  if (listVersion !== undefined) source.listVersion = async () => listVersion;
   const watch = new ResourceWatch({
     source: async () => source,
     path: '/apis/apps/v1/namespaces/shop/deployments',
@@ -49,7 +51,7 @@ async function run(steps: Script[], extra: { onUnauthorized?: () => void } = {})
       sleeps.push(ms);
     },
     random: () => 0,
-    ...extra,
+    ...rest,
   });
   watch.start();
   await finished; // the script is exhausted: the watch is parked on a connection that never ends
@@ -58,6 +60,22 @@ async function run(steps: Script[], extra: { onUnauthorized?: () => void } = {})
 }
 
 describe('resource watch', () => {
+  test('starting from now watches from the listed version (no replay), and still replays after a 410 Gone', async () => {
+    const r = await run([
+      (emit, done) => {
+        emit('MODIFIED', obj('web', '101'));
+        done(new GoneError('too old'));
+      },
+      (emit, done) => {
+        emit('ADDED', obj('web', '150'));
+        done(null);
+      },
+    ], { startFromNow: true, listVersion: '100' });
+    assert.deepEqual(r.queries.map((q) => q.resourceVersion), ['100', undefined, '150']);
+    assert.equal(r.relists, 1, 'the relist after 410 only');
+    assert.deepEqual(r.events, ['MODIFIED web', 'ADDED web']);
+  });
+
   test('after a normal end it watches again from the last resourceVersion seen, bookmarks included', async () => {
     const r = await run([
       (emit, done) => {
