@@ -69,13 +69,24 @@ describe('release engine scenarios on the real control plane', () => {
     await s.reconcile(); // batch 2 starts moving
     await s.command({ type: 'pause' });
     const paused = await s.reconcileUntil((x) => x.state.phase === 'Paused', 'the pause');
-    const specs = replicaSpecs(paused);
+    // The MinReadySeconds strategy never pauses the Deployment mid-batch: the native controller may
+    // still finish the moves the batch's budget allowed before the pause, and never goes beyond the batch.
+    let specs = replicaSpecs(paused);
+    for (let i = 0; i < 20; i += 1) {
+      await sleep(300);
+      const now = await s.snapshot();
+      assert.ok(newReplicas(now, V2) <= 5, `never beyond the batch of 5 new pods: ${JSON.stringify(replicaSpecs(now))}`);
+      if (JSON.stringify(replicaSpecs(now)) === JSON.stringify(specs)) break;
+      specs = replicaSpecs(now);
+    }
     for (let i = 0; i < 5; i += 1) {
       const r = await s.reconcile();
       assert.equal(r.writes, 0, 'a paused rollout writes nothing to the cluster');
       await sleep(300);
     }
-    assert.deepEqual(replicaSpecs(await s.snapshot()), specs, 'no ReplicaSet was scaled while paused');
+    const after = await s.snapshot();
+    assert.deepEqual(replicaSpecs(after), specs, 'no ReplicaSet was scaled while paused');
+    assert.ok(newReplicas(after, V2) <= 5);
     await s.command({ type: 'resume' });
     const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 after resume');
     assert.deepEqual(podCounts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
@@ -165,6 +176,11 @@ describe('release engine scenarios on the real control plane', () => {
   });
 });
 
+
+/** spec.replicas of the ReplicaSets whose template runs `image`. */
+function newReplicas(s: Snapshot, image: string): number {
+  return s.replicaSets.filter((r) => r.spec?.template?.spec?.containers[0]?.image === image).reduce((n, r) => n + (r.spec?.replicas ?? 0), 0);
+}
 
 function replicaSpecs(s: Snapshot): Record<string, number> {
   return Object.fromEntries(s.replicaSets.map((r) => [r.metadata?.name ?? '', r.spec?.replicas ?? 0]));

@@ -82,7 +82,11 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
           Object.assign(patch.spec, paced.spec);
           Object.assign(patch.annotations, paced.annotations);
           patch.reasons.push(...paced.reasons);
-          drains = drainWrites(view, owned, action.target, action.distribution, paced.budget);
+          // Old pods go only once the controller acts on this very budget: its informers deliver
+          // Deployments and ReplicaSets on separate watches, so a drain sent with (or before the
+          // controller has observed) a lowered maxSurge can meet the old, larger one, and the
+          // controller fills the drained room with new pods beyond the batch. The next pass drains.
+          drains = paced.spec.strategy === undefined && view.observed ? drainWrites(view, owned, action.target, action.distribution, paced.budget) : [];
         }
         break;
     }

@@ -57,12 +57,18 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     const d = takenOver({ maxSurge: 3, maxUnavailable: 0 }, { annotations: { ...ANNOTATIONS, 'rollouts.kruise.io/original-max-unavailable': '0', 'rollouts.kruise.io/original-max-surge': '3' } });
     const writes = deploymentWrites(observation(d, [stable(9), canary(4)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
     assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['ReplicaSet', { spec: { replicas: 8 } }, 'rv-web-old']]);
-    // The batch landed and is Available: the surplus old pods go, maxSurge comes down first.
+    // The batch landed and is Available: the surplus old pods go, maxSurge comes down first, alone:
+    // the controller must act on the lowered budget before any old pod goes, or it would fill
+    // their room with new pods beyond the batch (its informers see the two writes in any order).
     const landed = deploymentWrites(observation(d, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
     assert.deepEqual(landed.map((w) => [w.ref.kind, w.patch]), [
       ['Deployment', { spec: { strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } }],
-      ['ReplicaSet', { spec: { replicas: 6 } }],
-    ], 'one surplus old pod stays: 0/0 is not a budget');
+    ]);
+    const lowered = takenOver({ maxSurge: 1, maxUnavailable: 0 }, { annotations: { ...ANNOTATIONS, 'rollouts.kruise.io/original-max-unavailable': '0', 'rollouts.kruise.io/original-max-surge': '3' } });
+    const unobserved = { ...lowered, metadata: { ...lowered.metadata, generation: 3 }, status: { ...lowered.status, observedGeneration: 2 } };
+    assert.deepEqual(deploymentWrites(observation(unobserved, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]), [], 'not before the controller has observed the budget');
+    const next = deploymentWrites(observation(lowered, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
+    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [['ReplicaSet', { spec: { replicas: 6 } }]], 'one surplus old pod stays: 0/0 is not a budget');
   });
 
   it('puts lowered inflated fields back (a GitOps sync), keeping the originals', () => {
