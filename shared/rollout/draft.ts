@@ -4,10 +4,12 @@ import { EVENT, rolloutEvent, type EventType } from './events.ts';
 import type { Invocation } from './checkTypes.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
-/** A batch only someone else can move: the workload's own pause, or the user's deletions (Manual OnDelete). */
+/** A batch only someone else can move: the workload's own pause, the user's deletions (Manual OnDelete), a pod hook. */
 export interface Waiting {
-  kind: 'WorkloadPaused' | 'ManualDeletion';
+  kind: 'WorkloadPaused' | 'ManualDeletion' | 'Hook';
   text: string;
+  /** What it waits on when it is not the workload itself (the pod of a hook). */
+  object?: string;
 }
 
 /** The soonest a requeue asks for: never a busy loop. */
