@@ -94,6 +94,8 @@ export type Invocation =
     pod: string;
     /** The revision the pod runs now (the old one for preUpdate, the new one for postUpdate). */
     podRevision: string;
+    /** exec: the container the command runs in (the hook's, else the pod's first). */
+    container: string;
     /** 1-based; a call whose outcome was lost is delivered again with the same attempt. */
     attempt: number;
     /** (release, pod, hook, attempt): the same key for a redelivery, so the target can answer it once. */

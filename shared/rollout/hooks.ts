@@ -55,12 +55,12 @@ export function clearedTarget(d: Draft, rel: Release, desired: number): number {
       if (slots <= 0) break;
       slots -= 1;
     }
-    const revision = pods.find((p) => p.name === pod)?.revision ?? '';
-    if (!call(d, rel, 'preUpdate', pre, pod, revision)) return desired - need;
+    if (!call(d, rel, 'preUpdate', pre, pods.find((p) => p.name === pod) ?? { name: pod, revision: '', containers: [] })) return desired - need;
   }
+  if (cleared > 0) d.actions.push({ type: 'replace-first', pods: next.slice(0, cleared) });
   if (cleared < next.length) {
     const pod = next[cleared] as string;
-    d.waiting = hookWaiting(rel, 'preUpdate', pod, rel.hooks?.[hookKey('preUpdate', pod)]);
+    d.waiting ??= hookWaiting(rel, 'preUpdate', pod, rel.hooks?.[hookKey('preUpdate', pod)]);
   }
   return desired - need + cleared;
 }
@@ -81,7 +81,7 @@ export function postUpdatesDone(d: Draft, rel: Release): boolean {
   for (const pod of pods) {
     if (pod.revision !== rel.targetRevision || !pod.ready || !broughtBy(rel, pod) || passed(rel, 'postUpdate', pod.name)) continue;
     done = false;
-    if (!call(d, rel, 'postUpdate', post, pod.name, pod.revision)) return false;
+    if (!call(d, rel, 'postUpdate', post, pod)) return false;
     d.waiting ??= hookWaiting(rel, 'postUpdate', pod.name, rel.hooks?.[hookKey('postUpdate', pod.name)]);
   }
   return done;
@@ -116,7 +116,8 @@ function passed(rel: Release, phase: HookPhase, pod: string): boolean {
  * redelivery of a call whose outcome was lost); false when the hook failed for good (the release
  * has been failed then).
  */
-function call(d: Draft, rel: Release, phase: HookPhase, hook: Hook, pod: string, podRevision: string): boolean {
+function call(d: Draft, rel: Release, phase: HookPhase, hook: Hook, target: Pick<PodView, 'name' | 'revision' | 'containers'>): boolean {
+  const pod = target.name;
   const record = rel.hooks?.[hookKey(phase, pod)];
   const now = d.now.getTime();
   let attempt: number;
@@ -151,7 +152,8 @@ function call(d: Draft, rel: Release, phase: HookPhase, hook: Hook, pod: string,
     attempt = record.attempt; // the same key again: the target answers a call it already took once
   }
   d.invocations.push({
-    type: 'run-hook', phase, pod, podRevision, attempt, idempotencyKey: idempotencyKey(rel, phase, pod, attempt), hook, context: callContext(d, rel),
+    type: 'run-hook', phase, pod, podRevision: target.revision, container: (hook.target.kind === 'exec' ? hook.target.container : null) ?? target.containers[0] ?? '',
+    attempt, idempotencyKey: idempotencyKey(rel, phase, pod, attempt), hook, context: callContext(d, rel),
   });
   return true;
 }

@@ -344,6 +344,12 @@ export type Action =
    * being rolled out, `strategy` the release's. `final`: the release's last move (finalizing), which
    * a driver may leave to the native controller by handing the workload back.
    */
+  /**
+   * Pod hooks: these old pods (their preUpdate succeeded) are the ones the next moves may replace,
+   * in this order. A driver whose controller picks the pods itself steers it to them (a
+   * Deployment's pod-deletion-cost); drivers whose order is fixed (ordinals) ignore it.
+   */
+  | { type: 'replace-first'; pods: string[] }
   | {
     type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean;
     /** An OnDelete workload: whether the driver deletes the old pods (Automatic, also when absent) or the user does (Manual). */
