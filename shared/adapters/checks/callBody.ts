@@ -36,8 +36,16 @@ export function errorText(err: unknown): string {
   const parts: string[] = [];
   let e: unknown = err;
   for (let i = 0; i < 4 && e; i += 1) {
-    parts.push(e instanceof Error ? (e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.message) : String(e));
-    e = e instanceof Error ? e.cause : undefined;
+    parts.push(e instanceof Error ? (e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : e.message) : describe(e));
+    // A WebSocket ErrorEvent (client-node's Exec) carries its error in `error`.
+    e = e instanceof Error ? e.cause : typeof e === 'object' && e !== null && 'error' in e ? (e as { error: unknown }).error : undefined;
   }
   return excerpt([...new Set(parts)].join(': '));
+}
+
+function describe(v: unknown): string {
+  if (typeof v !== 'object' || v === null) return String(v);
+  const o = v as { message?: unknown; type?: unknown };
+  if (typeof o.message === 'string' && o.message !== '') return o.message;
+  return typeof o.type === 'string' ? o.type : JSON.stringify(v).slice(0, 200);
 }

@@ -45,7 +45,11 @@ export async function execHook(kc: KubeConfig, namespace: string, container: str
     const onStatus = (status: V1Status) => {
       const text = excerpt(out);
       if (status.status === 'Success') finish({ result: 'succeeded', output: text });
-      else finish({ result: 'failed', retryable: true, output: `${status.message ?? status.reason ?? 'failed'}${text ? `; output: ${text}` : ''}` });
+      else {
+        const code = exitCode(status);
+        const what = code === null ? excerpt(status.message ?? status.reason ?? 'failed') : `exit code ${code}`;
+        finish({ result: 'failed', retryable: true, output: `${what}${text ? `: ${text}` : ''}` });
+      }
     };
     new Exec(kc).exec(namespace, call.pod, container, ['env', ...hookEnv(call), ...command], sink, sink, null, false, onStatus)
       .then((ws) => {
@@ -56,4 +60,15 @@ export async function execHook(kc: KubeConfig, namespace: string, container: str
       })
       .catch((err: unknown) => finish({ result: 'failed', retryable: true, output: `exec in ${namespace}/${call.pod}: ${errorText(err)}` }));
   });
+}
+
+/**
+ * The command's exit code: the kubelet puts it in the status' causes (ExitCode); kwok only in the
+ * message ("… cmd wait: <command>: exit status 3"). null when neither says.
+ */
+function exitCode(status: V1Status): number | null {
+  const cause = status.details?.causes?.find((c) => c.reason === 'ExitCode');
+  if (cause?.message && /^\d+$/.test(cause.message)) return Number(cause.message);
+  const m = /exit status (\d+)\s*$/.exec(status.message ?? '');
+  return m ? Number(m[1]) : null;
 }

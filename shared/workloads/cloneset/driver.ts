@@ -50,7 +50,7 @@ export const cloneSetDriver: WorkloadDriver<'CloneSet'> = {
       { apiGroup: '', resource: 'pods', verbs: ['list'] },
     ],
     // Pod hooks: exec hooks run in the pods (the order of replacement is the controller's own).
-    hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['create'] }],
+    hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] }],
   },
   summary: {
     counts: 'spec.replicas',

@@ -114,7 +114,7 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
       { apiGroup: '', resource: 'pods', verbs: ['list'] },
     ],
     hooks: [
-      { apiGroup: '', resource: 'pods/exec', verbs: ['create'] },
+      { apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] },
       // pod-deletion-cost on the pods whose preUpdate succeeded: the ReplicaSet controller deletes them first.
       { apiGroup: '', resource: 'pods', verbs: ['patch'] },
     ],

@@ -25,7 +25,7 @@ describe('infra/k8s/rollouts-rbac.yaml', () => {
 
   it(`grants pod hooks (exec, pod-deletion-cost) only in ${HOOKS_CLUSTER_ROLE}, which nothing binds cluster-wide`, () => {
     assert.deepEqual(grantsOfRules(clusterRole(HOOKS_CLUSTER_ROLE).rules), grantsOfAccess(required.hooks), `expected rules:\n${asYaml(required.hooks)}`);
-    assert.deepEqual(grantsOfAccess(required.hooks), ['/pods patch', '/pods/exec create']);
+    assert.deepEqual(grantsOfAccess(required.hooks), ['/pods patch', '/pods/exec create', '/pods/exec get']);
     const bindings = rbacDocuments().filter((d) => d.kind === 'ClusterRoleBinding' && d.roleRef.name === HOOKS_CLUSTER_ROLE);
     assert.deepEqual(bindings, [], 'bound per namespace with a RoleBinding, where Rollouts use hooks');
     const reconcile = new Set(grantsOfRules(clusterRole(KUBERNETES_GROUP).rules));
