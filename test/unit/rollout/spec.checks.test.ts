@@ -66,6 +66,11 @@ describe('Rollout documents with hooks and gates', () => {
     });
   });
 
+  test('a Deployment takes a preUpdate with the Partition strategy, and a postUpdate with either', () => {
+    assert.ok(parseRollout(edited(ourDoc, (d) => { d.spec.deploymentStrategy = 'Partition'; d.spec.lifecycle = { preUpdate: { http: { url: 'http://x' } } }; }), ctx).lifecycle?.preUpdate);
+    assert.ok(parseRollout(edited(ourDoc, (d) => (d.spec.lifecycle = { postUpdate: { http: { url: 'http://x' } } })), ctx).lifecycle?.postUpdate);
+  });
+
   test('a Rollout without them has none', () => {
     const spec = parseRollout(ourDoc(), ctx);
     assert.equal(spec.lifecycle, undefined);
@@ -101,6 +106,7 @@ describe('Rollout documents with hooks and gates', () => {
     ['an unknown hook phase', edited(ourDoc, (d) => (d.spec.lifecycle = { preDelete: { http: { url: 'http://x' } } })), 'spec.lifecycle.preDelete', /^unknown field$/],
     ['too many retries', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { http: { url: 'http://x' }, retries: 99 } })), 'spec.lifecycle.preUpdate.retries', /at most 20/],
     ['a bad header name', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { http: { url: 'http://x', headers: { 'Bad Header': 'x' } } } })), 'spec.lifecycle.preUpdate.http.headers', /"Bad Header" is not a valid HTTP header name/],
+    ['a Deployment preUpdate without the Partition strategy', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { http: { url: 'http://x' } } })), 'spec.lifecycle.preUpdate', /on a Deployment needs spec\.deploymentStrategy: Partition/],
     ['a zero podUpdateTimeout', edited(ourDoc, (d) => (d.spec.podUpdateTimeout = '0s')), 'spec.podUpdateTimeout', /at least 1s/],
   ];
   for (const [name, doc, path, reason] of refused) {
