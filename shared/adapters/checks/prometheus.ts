@@ -54,10 +54,11 @@ export async function prometheusGate(gate: PrometheusGate, timeoutSeconds: numbe
 function samplesOf(data: QueryResponse['data']): { labels: string; value: number }[] | null {
   if (data?.resultType === 'scalar' && Array.isArray(data.result)) return [{ labels: '', value: Number(data.result[1]) }];
   if (data?.resultType !== 'vector' || !Array.isArray(data.result)) return null;
-  return data.result.map((r: { metric?: Record<string, string>; value?: [number, string] }) => ({
-    labels: Object.keys(r.metric ?? {}).length === 0 ? '' : `{${Object.entries(r.metric ?? {}).map(([k, v]) => `${k}="${v}"`).join(',')}}`,
-    value: Number(r.value?.[1]),
-  }));
+  return data.result.map((r: { metric?: Record<string, string>; value?: [number, string] }) => {
+    // The series' labels tell the samples apart; its name is the query's and only adds length.
+    const labels = Object.entries(r.metric ?? {}).filter(([k]) => k !== '__name__');
+    return { labels: labels.length === 0 ? '' : `{${labels.map(([k, v]) => `${k}="${v}"`).join(',')}}`, value: Number(r.value?.[1]) };
+  });
 }
 
 export function compare(value: number, op: ComparisonOp, threshold: number): boolean {
