@@ -219,7 +219,8 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     state = planned.nextState;
     progress.state = state;
     progress.version = version;
-    await flushOutbox(deps, key, state, outbox, version);
+    // Hook and gate calls below write STATE again, conditionally on the version the flush left.
+    version = (await flushOutbox(deps, key, state, outbox, version)) ?? version;
   }
   if (planned.invocations.length > 0) {
     const persist = async (next: ReleaseState, outbox: Outbox, expected: number): Promise<number> => {
