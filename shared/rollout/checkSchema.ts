@@ -6,8 +6,11 @@ import { durationMs } from './duration.ts';
 import { promqlProblem } from './promql.ts';
 import { COMPARISON_OPS, type ComparisonOp, type Gate, type GateProvider, type Hook, type HookTarget, type LambdaTarget, type Lifecycle } from './checkTypes.ts';
 
-/** One check (a gate's, a hook's) never outlasts this: the reconcile function waits for it within its own timeout. */
-export const MAX_CALL_TIMEOUT_SECONDS = 60;
+/**
+ * One call (a gate's check, a hook) never outlasts this: the reconcile function waits for it within
+ * its own 30 s timeout (infra/stack.ts RECONCILE_TIMEOUT), with room for the rest of the pass.
+ */
+export const MAX_CALL_TIMEOUT_SECONDS = 20;
 const MAX_RETRIES = 20;
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -140,7 +143,7 @@ export type LifecycleDoc = z.output<typeof lifecycleSchema>;
 
 // ---- Normalisation ---------------------------------------------------------------------------
 
-const DEFAULTS = { intervalSeconds: 60, timeoutSeconds: 10, count: 1, failureLimit: 0, consecutiveErrorLimit: 4, hookTimeoutSeconds: 30, retries: 3, backoffSeconds: 5 };
+const DEFAULTS = { intervalSeconds: 60, timeoutSeconds: 10, count: 1, failureLimit: 0, consecutiveErrorLimit: 4, hookTimeoutSeconds: 15, retries: 3, backoffSeconds: 5 };
 
 export function toGate(g: GateDoc): Gate {
   return {

@@ -56,13 +56,13 @@ describe('Rollout documents with hooks and gates', () => {
       d.spec.podUpdateTimeout = '5m';
       d.spec.lifecycle = {
         preUpdate: { exec: { command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=ON'"], container: 'mysql' } },
-        postUpdate: { exec: { command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=OFF'"] }, retries: 5, backoff: '2s', timeout: 20 },
+        postUpdate: { exec: { command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=OFF'"] }, retries: 5, backoff: '2s', timeout: 15 },
       };
     }), ctx);
     assert.equal(spec.podUpdateTimeoutSeconds, 300);
     assert.deepEqual(spec.lifecycle, {
-      preUpdate: { target: { kind: 'exec', command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=ON'"], container: 'mysql' }, timeoutSeconds: 30, retries: 3, backoffSeconds: 5 },
-      postUpdate: { target: { kind: 'exec', command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=OFF'"], container: null }, timeoutSeconds: 20, retries: 5, backoffSeconds: 2 },
+      preUpdate: { target: { kind: 'exec', command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=ON'"], container: 'mysql' }, timeoutSeconds: 15, retries: 3, backoffSeconds: 5 },
+      postUpdate: { target: { kind: 'exec', command: ['/bin/sh', '-c', "mysql -e 'SET GLOBAL read_only=OFF'"], container: null }, timeoutSeconds: 15, retries: 5, backoffSeconds: 2 },
     });
   });
 
@@ -98,7 +98,7 @@ describe('Rollout documents with hooks and gates', () => {
     ['an interval that is no duration', edited(ourDoc, withGate({ ...prom(), interval: 'often' })), `${GATE0}.interval`, /must be a duration such as "30s"/],
     ['a zero count', edited(ourDoc, withGate({ ...prom(), count: 0 })), `${GATE0}.count`, /at least 1 check/],
     ['a negative failureLimit', edited(ourDoc, withGate({ ...prom(), failureLimit: -1 })), `${GATE0}.failureLimit`, />= 0/],
-    ['a check timeout beyond a reconcile', edited(ourDoc, withGate({ ...prom(), timeout: '5m' })), `${GATE0}.timeout`, /at most 60s/],
+    ['a check timeout beyond a reconcile', edited(ourDoc, withGate({ ...prom(), timeout: '5m' })), `${GATE0}.timeout`, /at most 20s/],
     ['a Lambda name of the wrong shape', edited(ourDoc, withGate({ name: 'v', lambda: { functionName: 'my function' } })), `${GATE0}.lambda.functionName`, /must be a Lambda function name/],
     ['an unknown gate field', edited(ourDoc, withGate({ ...prom(), successCondition: 'result[0] < 0.05' })), `${GATE0}.successCondition`, /^unknown field$/],
     ['a hook of no kind', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { retries: 2 } })), 'spec.lifecycle.preUpdate', /exactly one of exec, http, lambda \(this one has none\)/],
