@@ -82,4 +82,16 @@ describe('exec hooks on a StatefulSet (seed 003 read-only pair) on the real cont
     assert.equal(snap.state.cause?.kind, 'Hook');
     assert.equal(snap.byName['web-1']?.image, 'registry.invalid/web:v1', 'the pod was never replaced');
   });
+
+  it('refuses to exec where serverless-rollouts-hooks is not bound, saying which role to bind, and replaces no pod', async () => {
+    const s = await engine.statefulSetScenario('hooks-exec-unbound', {
+      replicas: 2, steps: [{ replicas: 1 }, { replicas: '100%' }],
+      spec: { lifecycle: { preUpdate: { exec: { command: ['/bin/true'] } } } },
+    });
+    await s.reconcileUntilSet((x) => x.state.phase === 'Healthy' && x.state.stableRevision !== null, 'the StatefulSet to be held');
+    await s.setImage(V2);
+    const snap = await s.reconcileUntilSet((x) => x.state.phase === 'Failed', 'the release to fail');
+    assert.match(snap.state.message, new RegExp(`^failed: preUpdate hook on pod web-1 failed after 1 attempt: exec forbidden \\(.*403\\): bind the ClusterRole serverless-rollouts-hooks in namespace ${s.namespace}`));
+    assert.ok(Object.values(snap.byName).every((p) => p.image === 'registry.invalid/web:v1'));
+  });
 });

@@ -8,6 +8,7 @@
 import { Writable } from 'node:stream';
 import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import type { HookOutcome, Invocation } from '../../rollout/checkTypes.ts';
+import { HOOKS_CLUSTER_ROLE } from '../../workloads/rbac.ts';
 import { errorText, excerpt } from './callBody.ts';
 
 export type KubeConfigFor = (cluster: string) => Promise<KubeConfig>;
@@ -58,7 +59,12 @@ export async function execHook(kc: KubeConfig, namespace: string, container: str
         // A socket that closes without a status (the pod went away, the connection dropped): say so.
         ws.on('close', () => setTimeout(() => finish({ result: 'failed', retryable: true, output: `the exec stream closed without a status${out ? `; output: ${excerpt(out)}` : ''}` }), 50));
       })
-      .catch((err: unknown) => finish({ result: 'failed', retryable: true, output: `exec in ${namespace}/${call.pod}: ${errorText(err)}` }));
+      .catch((err: unknown) => {
+        const text = errorText(err);
+        // The apiserver refused the exec itself: no retry fixes a missing RoleBinding.
+        if (/\b403\b/.test(text)) finish({ result: 'failed', retryable: false, output: `exec forbidden (${text}): bind the ClusterRole ${HOOKS_CLUSTER_ROLE} in namespace ${namespace} (infra/k8s/rollouts-rbac.yaml)` });
+        else finish({ result: 'failed', retryable: true, output: `exec in ${namespace}/${call.pod}: ${text}` });
+      });
   });
 }
 
