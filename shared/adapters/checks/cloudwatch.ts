@@ -3,22 +3,14 @@
 // inconclusive; an alarm that does not exist is an error of the check (a typo should not pass).
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import type { GateMeasurement } from '../../rollout/checkTypes.ts';
+import { regionalClients } from '../aws/regionalClients.ts';
 import { awsRetryConfig } from '../aws/retryConfig.ts';
 import { errorText } from './callBody.ts';
 
 export type CloudWatchClientFor = (region: string | null) => Pick<CloudWatchClient, 'send'>;
 
 export function cloudWatchClients(): CloudWatchClientFor {
-  const clients = new Map<string, CloudWatchClient>();
-  return (region) => {
-    const key = region ?? '';
-    let c = clients.get(key);
-    if (!c) {
-      c = new CloudWatchClient({ ...awsRetryConfig(), ...(region ? { region } : {}) });
-      clients.set(key, c);
-    }
-    return c;
-  };
+  return regionalClients((region) => new CloudWatchClient({ ...awsRetryConfig(), ...(region ? { region } : {}) }));
 }
 
 export async function alarmGate(alarms: { name: string; region: string | null }[], timeoutSeconds: number, clientFor: CloudWatchClientFor): Promise<GateMeasurement> {

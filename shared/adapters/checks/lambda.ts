@@ -6,24 +6,16 @@
 // SDK reads AWS_ENDPOINT_URL_LAMBDA itself (the tests' Runtime Interface Emulator).
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { GateMeasurement, HookOutcome, LambdaTarget } from '../../rollout/checkTypes.ts';
+import { regionalClients } from '../aws/regionalClients.ts';
 import { AWS_CONNECTION_TIMEOUT_MS } from '../aws/retryConfig.ts';
 import { errorText, excerpt, type CallBody } from './callBody.ts';
 
 export type LambdaClientFor = (region: string | null) => Pick<LambdaClient, 'send'>;
 
 export function lambdaClients(): LambdaClientFor {
-  const clients = new Map<string, LambdaClient>();
-  return (region) => {
-    const key = region ?? '';
-    let c = clients.get(key);
-    if (!c) {
-      // One attempt: a hook is retried by its own policy (with its idempotency key), and the call's
-      // deadline is its timeout, not the 5 s per request of our DynamoDB and SQS clients.
-      c = new LambdaClient({ maxAttempts: 1, requestHandler: { connectionTimeout: AWS_CONNECTION_TIMEOUT_MS }, ...(region ? { region } : {}) });
-      clients.set(key, c);
-    }
-    return c;
-  };
+  // One attempt: a hook is retried by its own policy (with its idempotency key), and the call's
+  // deadline is its timeout, not the 5 s per request of our DynamoDB and SQS clients.
+  return regionalClients((region) => new LambdaClient({ maxAttempts: 1, requestHandler: { connectionTimeout: AWS_CONNECTION_TIMEOUT_MS }, ...(region ? { region } : {}) }));
 }
 
 interface Answer { payload: unknown; text: string; error: string | null }

@@ -2,22 +2,12 @@
 // and normalises, what a Kruise document is refused for, and the reason each bad field gets.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ValidationError, type FieldIssue } from '../../../shared/errors.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../../shared/rollout/spec.ts';
-import { edited, kruiseDoc, ourDoc, type Doc } from './specFixtures.ts';
+import { edited, issuesOf, kruiseDoc, ourDoc, type Doc } from './specFixtures.ts';
 
 const ctx = { cluster: 'c' };
 const GATE0 = 'spec.strategy.canary.steps[0].gates[0]';
 
-function issuesOf(doc: unknown): FieldIssue[] {
-  try {
-    parseRollout(doc, ctx);
-  } catch (err) {
-    assert.ok(err instanceof ValidationError, `expected a ValidationError, got ${String(err)}`);
-    return err.issues;
-  }
-  return assert.fail('the document was accepted');
-}
 
 const withGate = (gate: Record<string, unknown>) => (d: Doc) => ((d.spec.strategy.canary.steps[0] as Record<string, unknown>).gates = [gate]);
 const prom = (over: Record<string, unknown> = {}) => ({ name: 'errors', prometheus: { url: 'http://127.0.0.1:9090', query: 'app_errors_ratio', condition: '< 0.05', ...over } });
