@@ -144,9 +144,9 @@ function onDeletePolicyIssues(doc: Record<string, unknown>): FieldIssue[] {
 }
 
 /**
- * A Deployment's preUpdate needs the Partition strategy: with MinReadySeconds the Deployment
- * controller deletes old pods itself, when its budget allows (and all of them once handed back),
- * so no hook could be sure to come first. postUpdate works with both.
+ * A preUpdate must come before the very pod the batch replaces. A Deployment's needs the Partition
+ * strategy: with MinReadySeconds the Deployment controller deletes old pods itself, when its budget
+ * allows (and all of them once handed back). postUpdate works everywhere.
  */
 function hookIssues(doc: Record<string, unknown>): FieldIssue[] {
   const spec = field(doc, 'spec');
@@ -154,6 +154,14 @@ function hookIssues(doc: Record<string, unknown>): FieldIssue[] {
   const ref = field(spec, 'workloadRef');
   const apiVersion = field(ref, 'apiVersion');
   const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
+  if (kind === 'CloneSet' || kind === 'AdvancedDaemonSet') {
+    // Their controllers choose which pods a partition updates (priority, scatter, node order): a
+    // preUpdate of ours could run on another pod than the one updated. Kruise's own hooks cannot.
+    return [{
+      path: 'spec.lifecycle.preUpdate',
+      reason: `is not supported for a ${kind}: its controller chooses which pods a batch updates, so the hook could run on another pod; use OpenKruise's own lifecycle.preUpdate hook on the workload (postUpdate works)`,
+    }];
+  }
   if (kind !== 'Deployment' || requestedDeploymentStrategy(doc) === 'Partition') return [];
   return [{
     path: 'spec.lifecycle.preUpdate',

@@ -97,6 +97,7 @@ describe('Rollout documents with hooks and gates', () => {
     ['too many retries', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { http: { url: 'http://x' }, retries: 99 } })), 'spec.lifecycle.preUpdate.retries', /at most 20/],
     ['a bad header name', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { http: { url: 'http://x', headers: { 'Bad Header': 'x' } } } })), 'spec.lifecycle.preUpdate.http.headers', /"Bad Header" is not a valid HTTP header name/],
     ['a Deployment preUpdate without the Partition strategy', edited(ourDoc, (d) => (d.spec.lifecycle = { preUpdate: { http: { url: 'http://x' } } })), 'spec.lifecycle.preUpdate', /on a Deployment needs spec\.deploymentStrategy: Partition/],
+    ['a CloneSet preUpdate', edited(ourDoc, (d) => { d.spec.workloadRef = { apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', name: 'web' }; d.spec.lifecycle = { preUpdate: { http: { url: 'http://x' } } }; }), 'spec.lifecycle.preUpdate', /not supported for a CloneSet: its controller chooses which pods a batch updates.*OpenKruise's own lifecycle\.preUpdate/],
     ['a zero podUpdateTimeout', edited(ourDoc, (d) => (d.spec.podUpdateTimeout = '0s')), 'spec.podUpdateTimeout', /at least 1s/],
   ];
   for (const [name, doc, path, reason] of refused) {
