@@ -141,7 +141,7 @@ describe('API through a SigV4 Function URL', () => {
     assert.equal((malformed.json?.error as { issues: { path: string }[] }).issues[0]?.path, '(body)');
     const badField = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/release`, body: JSON.stringify({ images: { app: 'has space' } }) });
     assert.equal(badField.status, 400);
-    assert.deepEqual((badField.json?.error as { issues: unknown[] }).issues, [{ path: 'images.app', reason: 'must be a non-empty image reference without spaces' }]);
+    assert.deepEqual((badField.json?.error as { issues: unknown[] }).issues, [{ path: 'images.app', reason: '"has space" is not a valid image reference (expected [registry[:port]/]name[:tag][@algorithm:digest], e.g. nginx:1.28 or ghcr.io/org/app@sha256:…)' }]);
     const unknown = await call({ method: 'GET', path: `/v1/rollouts/${CLUSTER}/${namespace}/nope/status` });
     assert.equal(unknown.status, 404);
     const huge = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: JSON.stringify({ yaml: 'x'.repeat(70 * 1024) }) });
