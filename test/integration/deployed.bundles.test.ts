@@ -1,11 +1,11 @@
-// One release through the four functions exactly as `cdk deploy` ships them (bundled by the stack's
-// own bundler, with the stack's environment), each run by a real Lambda runtime (RIE + Node 22 +
-// aws-lambda-ric; the watch-proxy inside LocalStack's Lambda): a Scheduler tick → the sweep bundle
-// → the FIFO queue on LocalStack → the reconcile bundle, fed the batches LocalStack returns as the
-// event-source mapping delivers them → dynalite and the real control plane, reached with a token
-// the reconcile reads from Secrets Manager; the API bundle behind a SigV4 Function URL; the
-// watch-proxy started on demand by the reconcile, publishing to EventBridge, whose rule routes to
-// the trigger queue. This is what catches bundling, ESM/CJS, environment and handler mistakes.
+// One release through the four functions exactly as `cdk deploy` ships them (the assets and the
+// environment of the synthesized stack, testDeployment.ts), each run by a real Lambda runtime
+// (RIE + Node 22 + aws-lambda-ric; the watch-proxy inside LocalStack's Lambda): a Scheduler tick →
+// the sweep bundle → the FIFO queue on LocalStack → the reconcile bundle, fed the batches LocalStack
+// returns as the event-source mapping delivers them → dynalite and the real control plane, reached
+// with a token the reconcile reads from Secrets Manager; the API bundle behind a SigV4 Function URL;
+// the watch-proxy started on demand by the reconcile, publishing to EventBridge, whose rule routes
+// to the trigger queue. This is what catches bundling, ESM/CJS, environment and handler mistakes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -14,11 +14,13 @@ import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { DynamoWatcherLease } from '../../shared/adapters/dynamodb/watcherLease.ts';
 import { ENV } from '../../shared/config.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
+import type { CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startDeployedFunctions, type DeployedFunctions } from '../support/aws/deployedFunctions.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
 import type { Caller } from '../support/aws/functionUrl.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
+import { testDeployment } from '../support/aws/testDeployment.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
@@ -55,11 +57,12 @@ async function deliverUntil(until: () => Promise<boolean>, message: string): Pro
 }
 
 before(async () => {
-  [localstack, dynamo, cluster] = await Promise.all([startLocalStack(), startDynalite(), startTestCluster({ podReadyDelayMs: 300 })]);
+  let assembly: CloudAssembly;
+  [assembly, localstack, dynamo, cluster] = await Promise.all([testDeployment(), startLocalStack(), startDynalite(), startTestCluster({ podReadyDelayMs: 300 })]);
   aws = await startAwsEmulator({ localstack });
   store = new DynamoStateStore({ client: dynamo.client, tableName: dynamo.tableName });
   // Every tick resyncs every rollout (period = interval), so the tick below is what starts the release.
-  fns = await startDeployedFunctions({ aws, dynamo, callers: [caller], env: { [ENV.resyncPeriodSeconds]: '60', [ENV.sweepIntervalSeconds]: '60' } });
+  fns = await startDeployedFunctions({ assembly, aws, dynamo, callers: [caller], env: { [ENV.resyncPeriodSeconds]: '60', [ENV.sweepIntervalSeconds]: '60' } });
   namespace = await cluster.createNamespace('deployed');
   key = { cluster: CLUSTER, namespace, name: 'web' };
   await cluster.createDeployment(namespace, 'web', { replicas: 4, image: 'registry.invalid/web:v1' });

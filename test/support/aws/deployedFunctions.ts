@@ -1,7 +1,8 @@
-// The four Lambda functions as `cdk deploy` ships them, run by a real Lambda runtime: each bundled
-// by infra/bundling.ts bundleLambda (the stack's own bundler), with the environment the synthesized
-// stack gives it (variable names and literal values from the template; references resolved to the
-// test bed's resources), and
+// The four Lambda functions as `cdk deploy` ships them, run by a real Lambda runtime: each the
+// asset of the synthesized stack (cloudAssembly.ts: infra/app.ts run as the CDK CLI runs it, so
+// bundled by infra/bundling.ts through the stack's own asset bundling), with the handler, timeout,
+// memory and environment the template gives it (variable names and literal values from the
+// template; references resolved to the test bed's resources), and
 //  - sweep, reconcile and api each under aws-lambda-rie + Node 22 + aws-lambda-ric (lambdaRuntime.ts);
 //  - the watch-proxy created as a function in LocalStack's Lambda (zip upload), so the reconcile
 //    starts it on demand with a real asynchronous Invoke, and LocalStack runs it with the same
@@ -13,13 +14,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CreateFunctionCommand, DeleteFunctionCommand, GetFunctionCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { CreateFunctionCommand, DeleteFunctionCommand, GetFunctionCommand, LambdaClient, type Runtime } from '@aws-sdk/client-lambda';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { BUNDLE_HANDLER, bundleLambda, type FunctionName } from '../../../infra/bundling.ts';
+import type { FunctionName } from '../../../infra/bundling.ts';
 import { ENV } from '../../../shared/config.ts';
-import { synth } from '../../infra/synth.ts';
 import type { DynaliteHarness } from '../dynalite.ts';
 import { waitFor } from '../wait.ts';
+import type { CloudAssembly } from './cloudAssembly.ts';
 import type { AwsEmulator } from './emulator.ts';
 import { startFunctionUrl, type Caller, type FunctionUrlServer } from './functionUrl.ts';
 import { startLambdaRuntime, type InvokeResult, type LambdaRuntime } from './lambdaRuntime.ts';
@@ -30,6 +31,8 @@ import { TEST_ACCOUNT } from './testAccount.ts';
 const STACK_ID: Record<FunctionName, string> = { reconcile: 'Reconcile', sweep: 'Sweep', api: 'Api', 'watch-proxy': 'WatchProxy' };
 
 export interface DeployedFunctionsOptions {
+  /** The synthesized stack whose functions run (testDeployment.ts). */
+  assembly: CloudAssembly;
   aws: AwsEmulator;
   dynamo: DynaliteHarness;
   /** Callers the Function URL accepts (SigV4). */
@@ -58,22 +61,15 @@ export interface DeployedFunctions {
   stop(): Promise<void>;
 }
 
-/** The four bundles, built once per test process (they do not depend on the test). */
-let bundles: Promise<Record<FunctionName, string>> | undefined;
-
-function bundleAll(): Promise<Record<FunctionName, string>> {
-  bundles ??= (async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollouts-bundles-'));
-    process.once('exit', () => fs.rmSync(root, { recursive: true, force: true }));
-    const names: FunctionName[] = ['reconcile', 'sweep', 'api', 'watch-proxy'];
-    const dirs = await Promise.all(names.map(async (name) => {
-      const dir = path.join(root, name);
-      await bundleLambda(name, dir);
-      return [name, dir] as const;
-    }));
-    return Object.fromEntries(dirs) as Record<FunctionName, string>;
-  })();
-  return bundles;
+/** One function as the template declares it. */
+interface DeployedFunction {
+  /** Its asset: the bundle, as uploaded. */
+  dir: string;
+  handler: string;
+  runtime: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  variables: Record<string, unknown>;
 }
 
 /** Throws the function's error as Lambda's caller would see it (RIE sends no X-Amz-Function-Error). */
@@ -86,8 +82,8 @@ export function payloadOf<T>(result: InvokeResult, name: string): T {
 }
 
 export async function startDeployedFunctions(opts: DeployedFunctionsOptions): Promise<DeployedFunctions> {
-  const { aws, dynamo } = opts;
-  const dirs = await bundleAll();
+  const { aws, dynamo, assembly } = opts;
+  const fn = (name: FunctionName) => deployedFunction(assembly, name);
   const watcherSeconds = opts.watcherSeconds ?? 120;
   const watchProxyName = `rollouts-watch-proxy-${Date.now().toString(36)}`;
   const scheduleGroup = 'rollouts-wakeups';
@@ -104,7 +100,7 @@ export async function startDeployedFunctions(opts: DeployedFunctionsOptions): Pr
   };
   const overrides = { ...opts.env, [ENV.watcherSeconds]: String(watcherSeconds) };
   const environment = (name: FunctionName) => ({
-    ...deployedEnvironment(name, resolved, overrides),
+    ...resolveEnvironment(name, fn(name).variables, resolved, overrides),
     // The test bed's endpoints (real Lambda has none: the SDK's defaults reach AWS).
     AWS_ENDPOINT_URL: aws.endpoint,
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
@@ -114,19 +110,22 @@ export async function startDeployedFunctions(opts: DeployedFunctionsOptions): Pr
   const lambda = new LambdaClient({ endpoint: aws.endpoint, region: aws.region, credentials: aws.credentials });
   try {
     const [sweep, reconcile, api] = await Promise.all((['sweep', 'reconcile', 'api'] as const).map(async (name) => {
-      const runtime = await startLambdaRuntime({ dir: dirs[name], handler: BUNDLE_HANDLER, env: environment(name), functionName: `rollouts-${name}`, timeoutSeconds: 30 });
+      const { dir, handler, timeoutSeconds, memoryMb } = fn(name);
+      const runtime = await startLambdaRuntime({ dir, handler, env: environment(name), functionName: `rollouts-${name}`, timeoutSeconds, memoryMb });
       started.push(runtime);
       return runtime;
     })) as [LambdaRuntime, LambdaRuntime, LambdaRuntime];
 
+    const watchProxy = fn('watch-proxy');
     await lambda.send(new CreateFunctionCommand({
       FunctionName: watchProxyName,
-      Runtime: 'nodejs22.x',
-      Handler: BUNDLE_HANDLER,
+      Runtime: watchProxy.runtime as Runtime,
+      Handler: watchProxy.handler,
       Role: `arn:aws:iam::${TEST_ACCOUNT}:role/rollouts-watch-proxy`,
-      Code: { ZipFile: zipDirectory(dirs['watch-proxy']) },
+      Code: { ZipFile: zipDirectory(watchProxy.dir) },
+      // Its deployed timeout is 15 minutes; the test's watcher runs watcherSeconds.
       Timeout: watcherSeconds + 30,
-      MemorySize: 256,
+      MemorySize: watchProxy.memoryMb,
       Environment: { Variables: environment('watch-proxy') },
     }));
     started.push({ stop: async () => void (await lambda.send(new DeleteFunctionCommand({ FunctionName: watchProxyName })).catch(() => undefined)) });
@@ -152,18 +151,24 @@ export async function startDeployedFunctions(opts: DeployedFunctionsOptions): Pr
   }
 }
 
+/** The function `name` of the synthesized stack: its asset directory and configuration. */
+function deployedFunction(assembly: CloudAssembly, name: FunctionName): DeployedFunction {
+  const functions = assembly.resources('AWS::Lambda::Function');
+  const ids = Object.keys(functions).filter((k) => k.startsWith(`${STACK_ID[name]}Function`));
+  if (ids.length !== 1) throw new Error(`expected one ${name} function in the stack, found ${ids.join(', ') || 'none'}`);
+  const id = ids[0] as string;
+  const p = functions[id]?.Properties as { Handler: string; Runtime: string; Timeout: number; MemorySize: number; Environment?: { Variables: Record<string, unknown> } };
+  return { dir: assembly.functionCodeDir(id), handler: p.Handler, runtime: p.Runtime, timeoutSeconds: p.Timeout, memoryMb: p.MemorySize, variables: p.Environment?.Variables ?? {} };
+}
+
 /**
- * The function's environment as the synthesized stack (default deploy parameters) sets it:
- * literals as they are, each reference (a table name, queue URL, ...) replaced from `resolved`.
- * A reference the test bed cannot stand for fails here, naming the variable.
+ * The function's environment as the template sets it: literals as they are, each reference (a
+ * table name, queue URL, ...) replaced from `resolved`. A reference the test bed cannot stand for
+ * fails here, naming the variable.
  */
-function deployedEnvironment(name: FunctionName, resolved: Record<string, string>, overrides: Record<string, string>): Record<string, string> {
-  template ??= synth().template;
-  const functions = template.findResources('AWS::Lambda::Function') as Record<string, { Properties: { Environment?: { Variables: Record<string, unknown> } } }>;
-  const id = Object.keys(functions).find((k) => k.startsWith(`${STACK_ID[name]}Function`));
-  if (!id) throw new Error(`the stack has no ${name} function`);
+function resolveEnvironment(name: FunctionName, variables: Record<string, unknown>, resolved: Record<string, string>, overrides: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(functions[id]?.Properties.Environment?.Variables ?? {})) {
+  for (const [key, value] of Object.entries(variables)) {
     if (key in overrides) out[key] = overrides[key] as string;
     else if (typeof value === 'string') out[key] = value;
     else if (key in resolved) out[key] = resolved[key] as string;
@@ -171,7 +176,6 @@ function deployedEnvironment(name: FunctionName, resolved: Record<string, string
   }
   return out;
 }
-let template: ReturnType<typeof synth>['template'] | undefined;
 
 /** A zip of the directory's files at its root, as Lambda expects (Python's zipfile: no zip tool needed). */
 function zipDirectory(dir: string): Uint8Array {
