@@ -1,11 +1,12 @@
 // Commands checked against the live workload before they are accepted (issue 13): what `kubectl
 // set image` and `kubectl rollout undo` would refuse is refused here, with the field and the reason,
-// and nothing is recorded. The API reads with its read-only identity (serverless-rollouts-view);
-// the template change itself is sent to the apiserver as a server-side dry-run (dryRun=All: it runs
-// validation and admission and stores nothing), which the deployed API may do through the
-// serverless-rollouts-dryrun group (infra/k8s/rollouts-rbac.yaml; a ValidatingAdmissionPolicy there
-// refuses that group anything but dry-runs). An API without cluster access, or without the dry-run
-// grant, skips what it cannot check: the reconcile then fails such a release with the apiserver's
+// and nothing is recorded. The template change itself is sent to the apiserver as a server-side
+// dry-run (dryRun=All: it runs validation and admission and stores nothing). Local mode's API uses
+// the product's own user, which may patch workloads, so the dry-run runs there (as for a cluster
+// registered by endpoint, whose one token every function uses); the deployed API reaches an EKS
+// cluster as serverless-rollouts-view (infra/k8s/rollouts-rbac.yaml: get/list only), so the
+// apiserver refuses its dry-run (403) and that check is skipped. An API without cluster access
+// skips what it cannot check too: the reconcile then fails such a release with the apiserver's
 // reason instead (shared/reconcile/reconcile.ts), so nothing ever wedges.
 import { ForbiddenError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
