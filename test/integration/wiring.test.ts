@@ -6,6 +6,7 @@
 // for the schedules.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createApiHandler } from '../../functions/api/createHandler.ts';
 import { createReconcileHandler } from '../../functions/reconcile/createHandler.ts';
@@ -196,5 +197,33 @@ describe('sweep', () => {
     const bodies = event.Records.map((r) => JSON.parse(r.body) as Record<string, unknown>);
     assert.deepEqual(bodies, [{ ...key, reason: 'sweep' }]);
     assert.equal(event.Records[0]?.attributes.MessageGroupId, `${CLUSTER}/${namespace}/web`);
+  });
+});
+
+describe('terminal errors', () => {
+  /** Messages waiting and in flight on a queue, as SQS counts them. */
+  async function depth(queueUrl: string): Promise<number> {
+    const out = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
+  test('an invalid stored Rollout goes Degraded with the reason in one delivery; the message is consumed, not redelivered, and the DLQ stays empty', async () => {
+    while (await work.deliverOnce(reconcileHandler)); // what the tests above left waiting
+    const inFlightBefore = await depth(aws.work.url); // the sweep test's message, received and left in flight
+    const broken: RolloutKey = { cluster: CLUSTER, namespace, name: 'broken' };
+    // As another version (or a hand edit) might leave it: a SPEC with no steps, which this version cannot plan with.
+    const spec = { ...(await deps.store.load(key)).spec!.spec, name: 'broken', workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'broken' }, steps: [] };
+    await deps.store.putSpec(broken, spec as never, { kind: 'Rollout' }, 0);
+    await deps.queue.enqueue(broken, { reason: 'api' });
+
+    const delivery = await work.deliverOnce(reconcileHandler);
+    assert.deepEqual(delivery?.response, { batchItemFailures: [] }, 'the handler reports no failure: SQS deletes the message');
+    const s = (await deps.store.load(broken)).state.state;
+    assert.equal(s.phase, 'Degraded');
+    assert.equal(s.message, 'the stored Rollout is invalid (steps: Too small: expected array to have >=1 items); apply the Rollout again');
+    assert.equal(await depth(aws.work.url), inFlightBefore, 'nothing of ours left on the work queue, in flight or waiting');
+    assert.equal(await work.deliverOnce(reconcileHandler), null, 'no redelivery');
+    assert.equal(await depth(aws.workDlq.url), 0, 'the DLQ stays empty');
+    assert.equal(await depth(aws.triggerDlq.url), 0);
   });
 });
