@@ -78,10 +78,7 @@ export class ClusterAccess extends Construct {
     // Each group's ClusterRoleBinding (same name as the group and its ClusterRole) becomes RoleBindings.
     const groups = [...new Set(props.principals.map((p) => p.kubernetesGroup))];
     for (const cluster of props.clusters.filter((c) => c.namespaces !== undefined)) {
-      const commands = groups.flatMap((group) => [
-        `kubectl delete clusterrolebinding ${group}`,
-        ...(cluster.namespaces ?? []).map((ns) => `kubectl create rolebinding ${group} -n ${ns} --clusterrole=${group} --group=${group}`),
-      ]);
+      const commands = namespaceBindingCommands(groups, cluster.namespaces ?? []).map((argv) => `kubectl ${argv.join(' ')}`);
       Annotations.of(this).addInfo(`cluster ${cluster.name}: limited to namespaces ${(cluster.namespaces ?? []).join(', ')}; after applying `
         + `infra/k8s/rollouts-rbac.yaml, run ${commands.map((c) => `\`${c}\``).join(', ')}`);
     }
@@ -98,4 +95,16 @@ export class ClusterAccess extends Construct {
         + (readers.length > 0 ? `; the read-only principals (${readers.join(', ')}) assume it too, so they read that cluster with its rights, not read-only` : ''));
     }
   }
+}
+
+/**
+ * The kubectl arguments that confine each group to `namespaces`: its ClusterRoleBinding of
+ * infra/k8s/rollouts-rbac.yaml replaced by one RoleBinding per namespace to the same ClusterRole.
+ * Printed at synth; test/integration/rbac.boundary.test.ts runs exactly these.
+ */
+export function namespaceBindingCommands(groups: readonly string[], namespaces: readonly string[]): string[][] {
+  return groups.flatMap((group) => [
+    ['delete', 'clusterrolebinding', group],
+    ...namespaces.map((ns) => ['create', 'rolebinding', group, '-n', ns, `--clusterrole=${group}`, `--group=${group}`]),
+  ]);
 }

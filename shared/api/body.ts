@@ -3,7 +3,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import type { FieldIssue } from '../errors.ts';
-import { formatPath } from '../rollout/specIssues.ts';
+import { formatPath, invalidTypeReason } from '../rollout/specIssues.ts';
 import { HttpError, badRequest } from './httpError.ts';
 import type { ApiRequest } from './types.ts';
 import { isRecord } from '../json.ts';
@@ -51,7 +51,7 @@ function yamlDocument(text: string, path: string): unknown {
 
 /** Validates `value` against `schema`; 400 listing every issue otherwise. */
 export function parseBody<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   throw badRequest(zodIssues(result.error));
 }
@@ -60,7 +60,10 @@ export function zodIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((i): FieldIssue[] => {
     // Unknown fields: one issue per key, at the key's own path.
     if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: formatPath([...i.path, k]), reason: 'unknown field' }));
-    return [{ path: i.path.length === 0 ? '(body)' : formatPath(i.path), reason: i.message }];
+    const path = i.path.length === 0 ? '(body)' : formatPath(i.path);
+    // The same wording as a Rollout's errors: "must be a number, not the string \"1\"".
+    if (i.code === 'invalid_type') return [{ path, reason: invalidTypeReason(i) }];
+    return [{ path, reason: i.message }];
   });
 }
 

@@ -13,7 +13,7 @@ const commandId = z
   .string()
   .min(1, { error: 'must not be empty' })
   .max(128, { error: 'must be at most 128 characters' })
-  .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' })
+  .regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces' })
   .optional();
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -27,6 +27,8 @@ const image = z.string().superRefine((ref, ctx) => {
   if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
 });
 
+const CONTAINER_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
 const bare = z.strictObject({ commandId });
 
 const schemas = {
@@ -39,7 +41,12 @@ const schemas = {
   release: z
     .strictObject({
       commandId,
-      images: z.record(z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, { error: 'container name must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)' }), image).optional(),
+      // Keys are checked here, not by z.record's key schema, whose failure says only "Invalid key in record".
+      images: z.record(z.string(), image).superRefine((images, ctx) => {
+        for (const container of Object.keys(images)) {
+          if (!CONTAINER_NAME.test(container)) ctx.addIssue({ code: 'custom', path: [container], message: 'container name must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)' });
+        }
+      }).optional(),
       templatePatch: z.record(z.string(), z.unknown()).optional(),
       startAt: startAt.optional(),
     })

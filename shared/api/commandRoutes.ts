@@ -2,9 +2,10 @@
 // A command is recorded on STATE with its id (client-supplied or generated) and a reconcile is
 // queued; the planner applies it once. A repeated id answers 200 {duplicate: true} and changes nothing.
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { isDuplicateCommand } from '../adapters/dynamodb/rules.ts';
 import { CommandRejectedError } from '../errors.ts';
-import type { Command, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import type { Command, CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
@@ -18,6 +19,14 @@ import { loadExisting } from './rolloutRoutes.ts';
 import type { ApiResponse, CommandResponse } from './types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
 
+/**
+ * Commands waiting in STATE at most (a delete is always taken). They wait only while passes fail
+ * (an unreachable cluster); without a bound, a CI loop retrying meanwhile would grow STATE towards
+ * DynamoDB's 400 KB item limit, and the first pass back would apply a pile of stale requests.
+ */
+export const MAX_PENDING_COMMANDS = 20;
+const PENDING_RETRY_AFTER_SECONDS = 5;
+
 export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) => Promise<ApiResponse> {
   return async ({ req, params, deps }) => {
     // The body is checked before the store is read: a malformed request costs nothing.
@@ -27,13 +36,18 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     // A retried request whose first attempt went through is a duplicate, even if the state has
     // moved on since (the approval was consumed): answer as the first attempt did, not 409.
     if (parsed.commandId !== undefined && isDuplicateCommand(state, parsed.commandId)) {
+      const reuse = idReusedFor(state.commands, parsed.commandId, parsed.body);
+      if (reuse) throw new HttpError(409, `${verb} ${rolloutKeyString(key)}: commandId ${reuse}`, { issues: [{ path: 'commandId', reason: reuse }] });
       await requestReconcile(deps, key);
       return json(200, duplicate(key, parsed.commandId));
+    }
+    if (parsed.body.type !== 'delete' && state.commands.length >= MAX_PENDING_COMMANDS) {
+      throw new HttpError(429, `${verb} ${rolloutKeyString(key)}: ${state.commands.length} commands are already waiting for the reconciler; send this one again once they are applied`, { headers: { 'retry-after': String(PENDING_RETRY_AFTER_SECONDS) } });
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
     if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
-      throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }]);
+      throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }], undefined, 'command refused');
     }
     if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {
       throw new HttpError(403, `approve ${rolloutKeyString(key)}: four-eyes rule: ${req.principal} requested release ${state.release.id} and may not approve it; another principal must`);
@@ -61,6 +75,20 @@ async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: Work
   } catch {
     return null;
   }
+}
+
+/**
+ * An idempotency key sent again with another command is a mistake, not a retry: answering
+ * "duplicate" would drop the second command silently (an abort lost behind a pause). Only a command
+ * still pending can be compared; a consumed id keeps just its id (STATE.appliedCommandIds).
+ */
+function idReusedFor(pending: readonly Command[], id: string, body: CommandBody): string | null {
+  const first = pending.find((c) => c.id === id);
+  if (!first) return null;
+  const { id: _id, at: _at, by: _by, ...firstBody } = first;
+  if (isDeepStrictEqual(JSON.parse(JSON.stringify(firstBody)), JSON.parse(JSON.stringify(body)))) return null;
+  const what = first.type === body.type ? `another ${first.type} command` : `a ${first.type} command`;
+  return `"${id}" was already used for ${what} (recorded ${first.at}); send this one with a new id`;
 }
 
 function duplicate(rollout: CommandResponse['rollout'], commandId: string): CommandResponse {

@@ -23,9 +23,9 @@ export function badRequest(issues: FieldIssue[], cause?: unknown): HttpError {
   return new HttpError(400, describeIssues('invalid request', issues), { issues, cause });
 }
 
-/** 422: well-formed, but not an acceptable Rollout (or registration). */
-export function unprocessable(issues: FieldIssue[], cause?: unknown): HttpError {
-  return new HttpError(422, describeIssues('invalid rollout', issues), { issues, cause });
+/** 422: well-formed, but not an acceptable Rollout (or a command the workload cannot take). */
+export function unprocessable(issues: FieldIssue[], cause?: unknown, what: 'invalid rollout' | 'command refused' = 'invalid rollout'): HttpError {
+  return new HttpError(422, describeIssues(what, issues), { issues, cause });
 }
 
 function describeIssues(what: string, issues: FieldIssue[]): string {

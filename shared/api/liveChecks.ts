@@ -1,11 +1,12 @@
 // Commands checked against the live workload before they are accepted (issue 13): what `kubectl
 // set image` and `kubectl rollout undo` would refuse is refused here, with the field and the reason,
-// and nothing is recorded. The API reads with its read-only identity (serverless-rollouts-view);
-// the template change itself is sent to the apiserver as a server-side dry-run (dryRun=All: it runs
-// validation and admission and stores nothing), which the deployed API may do through the
-// serverless-rollouts-dryrun group (infra/k8s/rollouts-rbac.yaml; a ValidatingAdmissionPolicy there
-// refuses that group anything but dry-runs). An API without cluster access, or without the dry-run
-// grant, skips what it cannot check: the reconcile then fails such a release with the apiserver's
+// and nothing is recorded. The template change itself is sent to the apiserver as a server-side
+// dry-run (dryRun=All: it runs validation and admission and stores nothing). Local mode's API uses
+// the product's own user, which may patch workloads, so the dry-run runs there (as for a cluster
+// registered by endpoint, whose one token every function uses); the deployed API reaches an EKS
+// cluster as serverless-rollouts-view (infra/k8s/rollouts-rbac.yaml: get/list only), so the
+// apiserver refuses its dry-run (403) and that check is skipped. An API without cluster access
+// skips what it cannot check too: the reconcile then fails such a release with the apiserver's
 // reason instead (shared/reconcile/reconcile.ts), so nothing ever wedges.
 import { ForbiddenError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
@@ -16,6 +17,7 @@ import { templateChangeWrite } from '../workloads/common/templateChange.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { HttpError, unprocessable } from './httpError.ts';
 import type { ApiDeps } from './types.ts';
+import { rolloutKeyString } from '../rollout/key.ts';
 
 /** Throws the 4xx a command deserves given the live workload; returns when it may be recorded. */
 export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, ref: WorkloadRef, body: CommandBody): Promise<void> {
@@ -40,9 +42,9 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
     const list = retained.length > 0 ? retained.join(', ') : 'none';
     if (body.toRevision !== undefined) {
       const found = view.revisions.find((r) => r.number === body.toRevision);
-      if (!found) throw new HttpError(409, `toRevision: revision ${body.toRevision} is not retained by ${ref.kind} ${key.namespace}/${ref.name} (retained: ${list})`);
+      if (!found) throw conflict('toRevision', `revision ${body.toRevision} is not retained by ${ref.kind} ${key.namespace}/${ref.name} (retained: ${list})`);
     } else if (!view.revisions.some((r) => r.id !== view.templateRevision)) {
-      throw new HttpError(409, `there is no previous revision to go back to (retained: ${list})`);
+      throw new HttpError(409, `undo ${rolloutKeyString(key)}: there is no previous revision to go back to (retained: ${list})`);
     }
     return;
   }
@@ -52,10 +54,11 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
     const live = images(template);
     const unknown = Object.keys(change.images).filter((c) => !(c in live));
     if (unknown.length > 0) {
-      throw unprocessable(unknown.map((c) => ({ path: `images.${c}`, reason: `no container "${c}" in ${ref.kind} ${key.namespace}/${ref.name} (containers: ${Object.keys(live).join(', ') || 'none'})` })));
+      throw unprocessable(unknown.map((c) => ({ path: `images.${c}`, reason: `no container "${c}" in ${ref.kind} ${key.namespace}/${ref.name} (containers: ${Object.keys(live).join(', ') || 'none'})` })), undefined, 'command refused');
     }
     if (Object.entries(change.images).every(([c, img]) => live[c] === img)) {
-      throw new HttpError(409, `nothing to release: ${Object.entries(change.images).map(([c, img]) => `container ${c} already runs ${img}`).join(', ')}`);
+      const issues = Object.entries(change.images).map(([c, img]) => ({ path: `images.${c}`, reason: `nothing to release: container ${c} already runs ${img}` }));
+      throw new HttpError(409, issues.map((i) => i.reason).join('; '), { issues });
     }
   }
   let result: KubeObject | null;
@@ -63,12 +66,17 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
     result = await client.write({ ...templateChangeWrite(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
   } catch (err) {
     if (err instanceof ValidationError) {
-      throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err);
+      throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err, 'command refused');
     }
     if (err instanceof ForbiddenError) return; // no dry-run grant: the reconcile reports a refusal as a failed release
     throw err;
   }
   if (result && canonicalJson(driver.podTemplate(result)) === canonicalJson(template)) {
-    throw new HttpError(409, 'nothing to release: the change leaves the pod template as it is');
+    throw conflict(change.type === 'images' ? 'images' : 'templatePatch', 'nothing to release: the change leaves the pod template as it is');
   }
+}
+
+/** 409 about one field of the command. */
+function conflict(path: string, reason: string): HttpError {
+  return new HttpError(409, `${path}: ${reason}`, { issues: [{ path, reason }] });
 }

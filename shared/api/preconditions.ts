@@ -17,7 +17,7 @@ export function commandRejection(cmd: CommandBody, spec: RolloutSpec, s: Release
         return `step ${rel.stepIndex + 1} is ${rel.stepState}, not awaiting approval`;
       }
       if (cmd.stepIndex !== undefined && cmd.stepIndex !== rel.stepIndex) {
-        return `approval is for step index ${cmd.stepIndex}, but the release is waiting at step index ${rel.stepIndex}`;
+        return `stepIndex ${cmd.stepIndex} is not the step waiting for approval: the release waits at step index ${rel.stepIndex} (step ${rel.stepIndex + 1})`;
       }
       return null;
     }

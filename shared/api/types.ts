@@ -129,8 +129,8 @@ export interface StatusResponse {
   specVersion: number;
   version: number;
   /**
-   * Nothing left to do: reconciled at least once, no release in flight, no command waiting, not being
-   * deleted. With `phase` this is the CI verdict (Healthy/Completed = success).
+   * Nothing left to do: reconciled at least once, no release in flight, no command waiting, no
+   * requested template change still to be picked up, not being deleted. With `phase` this is the CI verdict (Healthy/Completed = success).
    */
   settled: boolean;
 }

@@ -51,7 +51,8 @@ export function statusView(stored: StoredSpec, current: StoredState): StatusResp
     nextWakeAt: s.nextWakeAt,
     specVersion: stored.specVersion,
     version: current.version,
-    settled: current.version > 0 && s.stableRevision !== null && rel === null && s.commands.length === 0 && !s.removing,
+    // requestedBy: a release command changed the template and the pass that starts its release is still to come.
+    settled: current.version > 0 && s.stableRevision !== null && rel === null && s.commands.length === 0 && !s.requestedBy && !s.removing,
   };
 }
 

@@ -6,10 +6,11 @@
 // never runs the hook again. Only between the end of a call and the write of its outcome can a
 // crash lose an outcome; the planner then delivers the call again with the same idempotency key.
 import { ConflictError, TerminalError } from '../errors.ts';
+import type { Invocation } from '../rollout/checkTypes.ts';
 import { markStarted, recordResults } from '../rollout/results.ts';
-import type { PlanResult, ReleaseState, RolloutKey, RolloutSpec } from '../rollout/types.ts';
+import type { ReleaseState, RolloutSpec } from '../rollout/types.ts';
 import { historyEntries } from './history.ts';
-import type { Outbox } from './ports.ts';
+import type { Outbox, StoredState } from './ports.ts';
 import type { ReconcileDeps } from './reconcile.ts';
 
 export interface CallsOutcome {
@@ -18,32 +19,33 @@ export interface CallsOutcome {
   state: ReleaseState;
 }
 
+const NO_OUTBOX: Outbox = { history: [], events: [] };
+
 /**
- * `version`: the STATE version planned.nextState (already persisted by the caller when it changed)
- * is stored at; `persist` writes a state and its outbox conditionally and flushes it.
+ * `stored`: the STATE the pass planned from, as stored now (its transition persisted and flushed);
+ * `persist` writes a state and its outbox conditionally on a stored STATE (keeping commands the API
+ * appended meanwhile) and flushes it.
  */
 export async function makeCalls(
-  key: RolloutKey, spec: RolloutSpec, deps: ReconcileDeps, planned: PlanResult, version: number,
-  persist: (state: ReleaseState, outbox: Outbox, expected: number) => Promise<number>,
+  spec: RolloutSpec, deps: ReconcileDeps, calls: readonly Invocation[], stored: StoredState,
+  persist: (state: ReleaseState, outbox: Outbox, base: StoredState) => Promise<StoredState>,
 ): Promise<CallsOutcome> {
   const crash = deps.crashPoint ?? (() => {});
   if (!deps.calls) throw new TerminalError('this Rollout has hooks or gates, and this deployment of serverless-rollouts has no way to call them');
-  let state = planned.nextState;
+  let now = stored;
   try {
-    if (planned.invocations.some((c) => c.type === 'run-hook')) {
-      state = markStarted(state, planned.invocations, deps.clock.now());
-      version = await persist(state, { history: [], events: [] }, version);
+    if (calls.some((c) => c.type === 'run-hook')) {
+      now = await persist(markStarted(now.state, calls, deps.clock.now()), NO_OUTBOX, now);
       await crash('calls-started');
     }
-    const results = await deps.calls.run(spec.cluster, spec.namespace, planned.invocations);
+    const results = await deps.calls.run(spec.cluster, spec.namespace, calls);
     await crash('called');
-    const recorded = recordResults(spec, state, results, deps.clock.now());
-    state = recorded.state;
-    version = await persist(state, { history: historyEntries(recorded.events, version + 1), events: recorded.events }, version);
+    const recorded = recordResults(spec, now.state, results, deps.clock.now());
+    now = await persist(recorded.state, { history: historyEntries(recorded.events, now.version + 1), events: recorded.events }, now);
     await crash('calls-recorded');
-    return { version, state };
+    return { version: now.version, state: now.state };
   } catch (err) {
-    if (err instanceof ConflictError) return { version: null, state };
+    if (err instanceof ConflictError) return { version: null, state: now.state };
     throw err;
   }
 }

@@ -17,9 +17,10 @@ import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from './meter.ts';
 import { recordUnreachable } from './unreachable.ts';
-import type { CallRunner, Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore } from './ports.ts';
+import type { CallRunner, Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore, StoredState } from './ports.ts';
 import { makeCalls } from './calls.ts';
 import { podViews } from '../workloads/common/podViews.ts';
+import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
 
 export type Trigger = 'sweep' | 'watch' | 'api' | 'requeue' | 'test';
@@ -151,10 +152,11 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   if (pendingOutbox) {
     // A previous pass persisted a transition and died before its side effects went out.
     const flushed = await flushOutbox(deps, key, state, loaded.state.outbox, version);
-    // Someone wrote STATE since we loaded it (a command, another pass): what we read is stale, and
-    // planning from it with the newer version would overwrite their write. Start again instead.
+    // Another pass wrote STATE since we loaded it: what we read is stale, and planning from it with
+    // the newer version would overwrite their write. Start again instead.
     if (flushed === null) return result('conflict', { requeueSeconds: RETRY_SECONDS });
-    version = flushed;
+    ({ state, version } = flushed);
+    progress.state = state;
     progress.version = version;
   }
 
@@ -210,24 +212,26 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     const history = historyEntries(planned.events, version + 1);
     const outbox: Outbox = { history, events: planned.events };
     try {
-      version = await deps.store.saveState(key, { state: planned.nextState, outbox }, version);
+      // Commands the API recorded meanwhile are kept for the next pass, not a reason to start over.
+      ({ state, version } = await saveStateKeepingCommands(deps.store, key, { state: planned.nextState, outbox }, { state, version, outbox: EMPTY_OUTBOX }));
     } catch (err) {
       if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
       throw err;
     }
     await crash('after-persist');
-    state = planned.nextState;
     progress.state = state;
     progress.version = version;
-    // Hook and gate calls below write STATE again, conditionally on the version the flush left.
-    version = (await flushOutbox(deps, key, state, outbox, version)) ?? version;
+    const flushed = await flushOutbox(deps, key, state, outbox, version);
+    // Hook and gate calls below write STATE again, on what the flush left; not on a STATE someone changed since.
+    if (flushed !== null) ({ state, version } = flushed);
+    else if (planned.invocations.length > 0) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
   }
   if (planned.invocations.length > 0) {
-    const persist = async (next: ReleaseState, outbox: Outbox, expected: number): Promise<number> => {
-      const v = await deps.store.saveState(key, { state: next, outbox }, expected);
-      return (await flushOutbox(deps, key, next, outbox, v)) ?? v;
+    const persist = async (next: ReleaseState, outbox: Outbox, base: StoredState): Promise<StoredState> => {
+      const saved = await saveStateKeepingCommands(deps.store, key, { state: next, outbox }, base);
+      return (await flushOutbox(deps, key, saved.state, outbox, saved.version)) ?? saved;
     };
-    const called = await makeCalls(key, spec, deps, planned, version, persist);
+    const called = await makeCalls(spec, deps, planned.invocations, { state, version, outbox: EMPTY_OUTBOX }, persist);
     if (called.version === null) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
     // The outcomes are recorded: the next pass plans from them at once.
     return result('progressed', { phase: called.state.phase, requeueSeconds: CALLS_RECORDED_SECONDS, wakeAt: called.state.nextWakeAt, writes: writes.length });
@@ -269,15 +273,16 @@ function withRefusal(commands: Command[], id: string, reason: string): Command[]
 }
 
 /**
- * Write the history items, publish the events, then clear the outbox. Returns the new STATE version,
+ * Write the history items, publish the events, then clear the outbox. Returns what is now stored,
  * or null when someone else wrote STATE first (their item keeps the outbox or has moved on; either
  * way the items and events just sent are idempotent, and the next pass sees the current STATE).
+ * Commands recorded meanwhile are kept (saveState.ts).
  */
-export async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: Parameters<StateStore['saveState']>[1]['state'], outbox: Outbox, version: number): Promise<number | null> {
+export async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: ReleaseState, outbox: Outbox, version: number): Promise<StoredState | null> {
   await deps.store.putHistory(key, outbox.history);
   if (outbox.events.length > 0) await deps.events.publish(outbox.events);
   try {
-    return await deps.store.saveState(key, { state, outbox: EMPTY_OUTBOX }, version);
+    return await saveStateKeepingCommands(deps.store, key, { state, outbox: EMPTY_OUTBOX }, { state, version, outbox });
   } catch (err) {
     if (err instanceof ConflictError) return null;
     throw err;

@@ -11,14 +11,18 @@ const TEMPLATE_SEEN_REQUEUE_SECONDS = 1;
 
 export function applyCommands(d: Draft, commands: Command[]): void {
   const s = d.state;
+  // Every command consumed now leaves the pending list, even when more than the memory holds are
+  // consumed at once (the earliest would otherwise fall out of the memory, stay pending and be
+  // applied again on every pass: soak).
+  const consumed = new Set(s.appliedCommandIds);
   for (const cmd of commands) {
-    if (s.appliedCommandIds.includes(cmd.id)) continue;
+    if (consumed.has(cmd.id)) continue;
     d.commandId = cmd.id;
     applyOne(d, cmd);
     d.commandId = null;
+    consumed.add(cmd.id);
     s.appliedCommandIds = [...s.appliedCommandIds, cmd.id].slice(-APPLIED_COMMAND_MEMORY);
   }
-  const consumed = new Set(s.appliedCommandIds);
   s.commands = s.commands.filter((c) => !consumed.has(c.id));
 }
 

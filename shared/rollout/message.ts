@@ -39,7 +39,7 @@ export function explain(spec: RolloutSpec, s: ReleaseState, view: WorkloadView, 
   if (rel.kind !== 'release' || rel.finalizing) {
     const after = rel.failedBecause ? ` after: ${rel.failedBecause.message}` : '';
     const base = rel.kind === 'undo' ? `undo to revision ${rel.targetRevision}` : rel.kind === 'rollback' ? `rolling back to revision ${rel.targetRevision}${after}` : 'finishing: last pods moving, then handing back to the native controller';
-    if (waiting !== null) return reason(`${base}: ${waiting.text}`, cause(waiting.kind, waiting.object ?? workload, waiting.text));
+    if (waiting !== null) return reason(`${rel.finalizing && rel.kind === 'release' ? 'finishing' : base}: ${waiting.text}`, cause(waiting.kind, waiting.object ?? workload, waiting.text));
     const pods = blockerReason(view, rel, now);
     if (pods) return reason(`${base}: ${pods.text}`, pods.cause);
     const settled = view.revisions.some((r) => r.id === rel.targetRevision && r.available === view.replicas && r.current === view.replicas);

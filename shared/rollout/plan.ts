@@ -54,6 +54,12 @@ export function plan(
   // native controller roll the NEW template past step 1 without its approval (soak). The next pass
   // sees the new template and restarts the release from step 1.
   const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
+  // A release request whose template change did not make a new revision (the template already was
+  // that, or was put back meanwhile) starts nothing: it is no longer waiting to be picked up.
+  if (!changesTemplate && s.release === null && s.requestedBy) {
+    s.requestedBy = null;
+    s.scheduledStartAt = null;
+  }
   if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
 
   // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A

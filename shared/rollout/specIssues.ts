@@ -54,7 +54,7 @@ function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v)}`;
   return `${typeof v} ${String(v)}`;
 }
 
@@ -62,10 +62,17 @@ const EXPECTED_NAMES: Record<string, string> = {
   object: 'a mapping',
   array: 'a list',
   string: 'a string',
+  record: 'a mapping',
   boolean: 'true or false',
   number: 'a number',
   int: 'an integer',
 };
+
+/** "required", or "must be a list, not the string \"x\"" (the issue must carry its input: `reportInput: true`). */
+export function invalidTypeReason(issue: z.core.$ZodIssueInvalidType): string {
+  if (!('input' in issue) || issue.input === undefined) return 'required';
+  return `must be ${EXPECTED_NAMES[issue.expected] ?? issue.expected}, not ${describeValue(issue.input)}`;
+}
 
 /** One zod issue → one or more FieldIssues (one per unknown key). Requires `reportInput: true`. */
 export function toFieldIssues(issue: z.core.$ZodIssue, ourApiVersion: string): FieldIssue[] {
@@ -77,11 +84,8 @@ export function toFieldIssues(issue: z.core.$ZodIssue, ourApiVersion: string): F
         path: formatPath([...issue.path, key]),
         reason: unknownKeyReason(issue.path, key, ourApiVersion),
       }));
-    case 'invalid_type': {
-      if (missing) return [{ path, reason: 'required' }];
-      const expected = EXPECTED_NAMES[issue.expected] ?? issue.expected;
-      return [{ path, reason: `must be ${expected}, not ${describeValue(issue.input)}` }];
-    }
+    case 'invalid_type':
+      return [{ path, reason: invalidTypeReason(issue) }];
     case 'invalid_value':
       if (missing) return [{ path, reason: 'required' }];
       if (issue.values.length === 1) return [{ path, reason: `must be ${JSON.stringify(issue.values[0])}` }];

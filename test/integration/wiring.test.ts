@@ -6,6 +6,7 @@
 // for the schedules.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createApiHandler } from '../../functions/api/createHandler.ts';
 import { createReconcileHandler } from '../../functions/reconcile/createHandler.ts';
@@ -141,7 +142,7 @@ describe('API through a SigV4 Function URL', () => {
     assert.equal((malformed.json?.error as { issues: { path: string }[] }).issues[0]?.path, '(body)');
     const badField = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/release`, body: JSON.stringify({ images: { app: 'has space' } }) });
     assert.equal(badField.status, 400);
-    assert.deepEqual((badField.json?.error as { issues: unknown[] }).issues, [{ path: 'images.app', reason: 'must be a non-empty image reference without spaces' }]);
+    assert.deepEqual((badField.json?.error as { issues: unknown[] }).issues, [{ path: 'images.app', reason: '"has space" is not a valid image reference (expected [registry[:port]/]name[:tag][@algorithm:digest], e.g. nginx:1.28 or ghcr.io/org/app@sha256:…)' }]);
     const unknown = await call({ method: 'GET', path: `/v1/rollouts/${CLUSTER}/${namespace}/nope/status` });
     assert.equal(unknown.status, 404);
     const huge = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: JSON.stringify({ yaml: 'x'.repeat(70 * 1024) }) });
@@ -196,5 +197,33 @@ describe('sweep', () => {
     const bodies = event.Records.map((r) => JSON.parse(r.body) as Record<string, unknown>);
     assert.deepEqual(bodies, [{ ...key, reason: 'sweep' }]);
     assert.equal(event.Records[0]?.attributes.MessageGroupId, `${CLUSTER}/${namespace}/web`);
+  });
+});
+
+describe('terminal errors', () => {
+  /** Messages waiting and in flight on a queue, as SQS counts them. */
+  async function depth(queueUrl: string): Promise<number> {
+    const out = await aws.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
+  test('an invalid stored Rollout goes Degraded with the reason in one delivery; the message is consumed, not redelivered, and the DLQ stays empty', async () => {
+    while (await work.deliverOnce(reconcileHandler)); // what the tests above left waiting
+    const inFlightBefore = await depth(aws.work.url); // the sweep test's message, received and left in flight
+    const broken: RolloutKey = { cluster: CLUSTER, namespace, name: 'broken' };
+    // As another version (or a hand edit) might leave it: a SPEC with no steps, which this version cannot plan with.
+    const spec = { ...(await deps.store.load(key)).spec!.spec, name: 'broken', workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'broken' }, steps: [] };
+    await deps.store.putSpec(broken, spec as never, { kind: 'Rollout' }, 0);
+    await deps.queue.enqueue(broken, { reason: 'api' });
+
+    const delivery = await work.deliverOnce(reconcileHandler);
+    assert.deepEqual(delivery?.response, { batchItemFailures: [] }, 'the handler reports no failure: SQS deletes the message');
+    const s = (await deps.store.load(broken)).state.state;
+    assert.equal(s.phase, 'Degraded');
+    assert.equal(s.message, 'the stored Rollout is invalid (steps: Too small: expected array to have >=1 items); apply the Rollout again');
+    assert.equal(await depth(aws.work.url), inFlightBefore, 'nothing of ours left on the work queue, in flight or waiting');
+    assert.equal(await work.deliverOnce(reconcileHandler), null, 'no redelivery');
+    assert.equal(await depth(aws.workDlq.url), 0, 'the DLQ stays empty');
+    assert.equal(await depth(aws.triggerDlq.url), 0);
   });
 });

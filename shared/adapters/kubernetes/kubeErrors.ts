@@ -103,7 +103,9 @@ function httpStatusOf(err: unknown): number {
   if (e.kind === 'Status' && typeof e.code === 'number') return e.code;
   if (typeof e.statusCode === 'number') return e.statusCode;
   // ApiException.code is the HTTP status; Node system errors carry string codes ("ECONNREFUSED").
-  if (typeof e.code === 'number') return e.code;
+  // A DOMException's numeric code is no HTTP status: the request deadline (AbortSignal.timeout)
+  // rejects with TimeoutError, code 23, which is "no answer", not a terminal "HTTP 23" (soak).
+  if (typeof e.code === 'number' && !(err instanceof DOMException) && e.code >= 100 && e.code <= 599) return e.code;
   return 0;
 }
 

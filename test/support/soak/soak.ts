@@ -8,7 +8,7 @@
 // compared with what the user had. The seed fixes the fleet, each rollout's choices and the fault
 // draws (in request order); timings vary between runs, so a replay reproduces the mix, not the
 // interleaving.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppsV1Api } from '@kubernetes/client-node';
@@ -41,6 +41,8 @@ export interface SoakOptions {
   faultRate: number;
   podReadyDelayMs?: number;
   log?: (line: string) => void;
+  /** Where to keep local mode's output (every process's), or nowhere. */
+  serveLog?: string;
 }
 
 export interface SoakSummary {
@@ -53,6 +55,8 @@ export interface SoakSummary {
   commandsAccepted: number;
   apiRequests: number;
   kills: number;
+  /** How long local mode took to come back after each kill: median and longest, in seconds. */
+  restartSeconds: { median: number; max: number };
   outage: { component: string; seconds: number };
   kube: { requests: number; faults: number; faultRate: number; byVerb: Record<string, number>; faultsByKind: Record<string, number> };
   dynamodb: { requests: number; faults: number; faultRate: number; byOperation: Record<string, number>; faultsByKind: Record<string, number> };
@@ -85,6 +89,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   let serve: ServeProcess | null = null;
   let kills = 0;
+  const restarts: number[] = [];
+  // Local mode's own lines (each process's, appended when it is killed or stopped), for reading a failure with its seed.
+  const serveLog = (p: ServeProcess | null): void => {
+    if (p && opts.serveLog) appendFileSync(opts.serveLog, `---- local mode pid ${p.pid} ----\n${p.output()}\n`);
+  };
+  if (opts.serveLog) writeFileSync(opts.serveLog, '');
   try {
     const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 400, nodes: 3 });
     cleanups.push(() => cluster.stop());
@@ -114,7 +124,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     const env = cleanEnv({ KUBECONFIG: kubeconfig });
     const serveArgs = ['--dynamodb-endpoint', dynamo.endpoint, '--resync-seconds', '15'];
     serve = await ServeProcess.start(home, serveArgs, env);
-    cleanups.push(() => serve?.interrupt());
+    cleanups.push(async () => {
+      await serve?.interrupt();
+      serveLog(serve);
+    });
     const api = new SoakApi(home, LOCAL_CLUSTER);
     for (const m of fleet) {
       const answer = await api.call('PUT', api.rolloutPath(m.namespace, m.name), m.document);
@@ -127,17 +140,26 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     log(`chaos for ${opts.chaosMs / 1000}s: faults at ${opts.faultRate * 100}%, ${opts.kills} kills, kube-controller-manager down for ${opts.outageMs / 1000}s`);
     kube.plan.setEnabled(true);
     dynamo.plan.setEnabled(true);
-    const chaosEnd = Date.now() + opts.chaosMs;
+    const chaosStart = Date.now();
+    const chaosEnd = chaosStart + opts.chaosMs;
     const actors = fleet.map((m, i) => actor(m, new Random(opts.seed * 1000 + i), api, watchers.get(m.namespace) as InvariantWatcher | SetWatcher, cluster.admin.makeApiClient(AppsV1Api), chaosEnd, violations));
     const killer = (async () => {
+      // Kill times drawn up front over the chaos window (not intervals after each restart, whose
+      // own duration would push the last kills past its end): one kill in each of `kills` equal
+      // slots, at a seeded point of the slot; a kill whose time passed during a slow restart
+      // happens as soon as local mode is up again.
       const krng = new Random(opts.seed + 7);
-      const interval = opts.chaosMs / (opts.kills + 1);
-      for (let k = 0; k < opts.kills; k += 1) {
-        await sleep(interval * (0.5 + krng.float()));
+      const slot = (opts.chaosMs * 0.95) / opts.kills;
+      const at = Array.from({ length: opts.kills }, (_, k) => chaosStart + slot * (k + krng.float()));
+      for (const when of at) {
+        await sleep(when - Date.now());
         if (Date.now() >= chaosEnd) break;
+        serveLog(serve);
         await (serve as ServeProcess).kill9();
         kills += 1;
+        const restarting = Date.now();
         serve = await ServeProcess.start(home, serveArgs, env);
+        restarts.push(Date.now() - restarting);
       }
     })();
     const outage = (async () => {
@@ -200,6 +222,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       commandsAccepted: accepted,
       apiRequests: api.requests,
       kills,
+      restartSeconds: { median: seconds(median(restarts)), max: seconds(Math.max(0, ...restarts)) },
       outage: { component: 'kube-controller-manager', seconds: opts.outageMs / 1000 },
       kube: { requests: kubeAtEnd.total, faults: sum(kubeAtEnd.faults), faultRate: ratio(sum(kubeAtEnd.faults), kubeAtEnd.total), byVerb: kubeAtEnd.requests, faultsByKind: kubeAtEnd.faults },
       dynamodb: { requests: dynamoAtEnd.total, faults: sum(dynamoAtEnd.faults), faultRate: ratio(sum(dynamoAtEnd.faults), dynamoAtEnd.total), byOperation: dynamoAtEnd.requests, faultsByKind: dynamoAtEnd.faults },
@@ -307,6 +330,15 @@ function sleep(ms: number): Promise<void> {
 
 function ratio(a: number, b: number): number {
   return b === 0 ? 0 : Math.round((a / b) * 10_000) / 10_000;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
 
 function sum(counts: Record<string, number>): number {

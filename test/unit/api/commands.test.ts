@@ -1,6 +1,7 @@
 // POST /v1/rollouts/{c}/{ns}/{name}/{verb} and DELETE: bodies, idempotency keys, fast 409s.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { MAX_PENDING_COMMANDS } from '../../../shared/api/commandRoutes.ts';
 import type { Command } from '../../../shared/rollout/types.ts';
 import { ALICE, KEY, PATH, api, awaitingApproval, healthy, release, seedRollout, seedState, type Api } from './apiFixtures.ts';
 
@@ -123,6 +124,42 @@ describe('commands', () => {
     }
     assert.deepEqual(await pending(a), []);
     assert.deepEqual(a.queue.sent, []);
+  });
+
+  test('a commandId sent again with another command is a 409 naming commandId, not a silent duplicate', async () => {
+    const a = await withRollout();
+    assert.equal((await a.call('POST', `${PATH}/pause`, { commandId: 'ci-1' })).status, 202);
+    const abort = await a.call('POST', `${PATH}/abort`, { commandId: 'ci-1' });
+    assert.equal(abort.status, 409);
+    assert.deepEqual((abort.json.error as { issues: unknown }).issues, [{ path: 'commandId', reason: '"ci-1" was already used for a pause command (recorded 2030-01-01T00:00:00.000Z); send this one with a new id' }]);
+    const release2 = async (image: string) => a.call('POST', `${PATH}/release`, { commandId: 'ci-2', images: { app: image } });
+    assert.equal((await release2('registry.example/app:v2')).status, 202);
+    assert.equal((await release2('registry.example/app:v2')).status, 200, 'the same command again is the retry it looks like');
+    assert.match(((await release2('registry.example/app:v3')).json.error as { message: string }).message, /"ci-2" was already used for another release command/);
+    assert.deepEqual((await pending(a)).map((c) => c.id), ['ci-1', 'ci-2']);
+  });
+
+  test('a container name that is not DNS-1123 is named with the reason (not zod\'s "Invalid key in record")', async () => {
+    const a = await withRollout(healthy());
+    const res = await a.call('POST', `${PATH}/release`, { images: { App_1: 'a:1' } });
+    assert.deepEqual((res.json.error as { issues: unknown }).issues, [{ path: 'images.App_1', reason: 'container name must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)' }]);
+  });
+
+  test('a field of the wrong type says what it must be and what it got', async () => {
+    const a = await withRollout();
+    const res = await a.call('POST', `${PATH}/approve`, { stepIndex: '1' });
+    assert.deepEqual((res.json.error as { issues: unknown }).issues, [{ path: 'stepIndex', reason: 'must be a number, not the string "1"' }]);
+  });
+
+  test('a command beyond the pending limit is a 429 with Retry-After and records nothing; a delete is still taken', async () => {
+    const a = await withRollout();
+    for (let i = 0; i < MAX_PENDING_COMMANDS; i += 1) assert.equal((await a.call('POST', `${PATH}/pause`, { commandId: `p${i}` })).status, 202);
+    const more = await a.call('POST', `${PATH}/resume`, { commandId: 'one-more' });
+    assert.equal(more.status, 429);
+    assert.equal(more.headers['retry-after'], '5');
+    assert.match((more.json.error as { message: string }).message, /^resume prod\/shop\/web: 20 commands are already waiting for the reconciler; send this one again once they are applied$/);
+    assert.equal((await pending(a)).length, MAX_PENDING_COMMANDS);
+    assert.equal((await a.call('DELETE', PATH, { commandId: 'bye' })).status, 202);
   });
 
   test('a command for an unknown rollout is a 404', async () => {

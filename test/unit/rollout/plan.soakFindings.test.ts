@@ -1,8 +1,9 @@
 // Regressions found by the soak (npm run soak), each named after the failure it showed.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { statusView } from '../../../shared/api/views.ts';
 import { plan } from '../../../shared/rollout/plan.ts';
-import { initialState } from '../../../shared/rollout/state.ts';
+import { APPLIED_COMMAND_MEMORY, initialState } from '../../../shared/rollout/state.ts';
 import type { ReleaseState, WorkloadView } from '../../../shared/rollout/types.ts';
 import { command, rolloutSpec } from '../../support/sim/scenario.ts';
 
@@ -64,5 +65,48 @@ describe('plan: a new image mid-release (soak)', () => {
     const held = { ...view, held: true, strategy: 'Partition' as const };
     const r = plan(rolloutSpec(), midRelease, held, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } })]);
     assert.deepEqual(r.actions.map((a) => a.type), ['set-template']);
+  });
+});
+
+describe('plan: many commands at once (soak)', () => {
+  it('consumes every command of a pass even when they are more than the applied-id memory (the earliest stayed pending and were applied again on every pass)', () => {
+    const { state, view } = handingBack();
+    const held = { ...view, held: true, strategy: 'Partition' as const };
+    const pauses = Array.from({ length: APPLIED_COMMAND_MEMORY + 5 }, (_, i) => command({ type: i % 2 === 0 ? 'pause' : 'resume' }));
+    const s = { ...state, commands: pauses, release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'StepPaused' as const } };
+    const first = plan(rolloutSpec(), s, held, NOW);
+    assert.deepEqual(first.nextState.commands, [], 'nothing left pending');
+    assert.equal(first.events.filter((e) => e.commandId !== null && e.commandId !== undefined).length, pauses.length, 'one event per command');
+    const again = plan(rolloutSpec(), first.nextState, held, NOW);
+    assert.deepEqual(again.events.filter((e) => e.commandId), [], 'no command applied twice');
+  });
+});
+
+describe('plan: a release request between its template change and its release (soak)', () => {
+  const healthy = (): { state: ReleaseState; view: WorkloadView } => {
+    const { state, view } = handingBack();
+    const stableView: WorkloadView = { ...view, held: true, strategy: null, templateRevision: 'v1', revisions: [{ id: 'v1', number: 1, images: { app: 'app:v1' }, desired: 3, current: 3, ready: 3, available: 3 }] };
+    return { state: { ...state, phase: 'Healthy', release: null }, view: stableView };
+  };
+
+  it('keeps the request visible until the next pass starts its release (the status said settled in between, and the drain stopped)', () => {
+    const { state, view } = healthy();
+    const asked = plan(rolloutSpec(), state, view, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v2' } } })]);
+    assert.equal(asked.nextState.release, null);
+    assert.equal(asked.nextState.requestedBy, 'tester');
+    const stored = { spec: { spec: rolloutSpec(), specVersion: 1, document: {} }, state: { state: asked.nextState, version: 2, outbox: { history: [], events: [] } } };
+    assert.equal(statusView(stored.spec as never, stored.state).settled, false);
+    const withV2: WorkloadView = { ...view, templateRevision: 'v2', revisions: [{ id: 'v2', number: 2, images: { app: 'app:v2' }, desired: 0, current: 0, ready: 0, available: 0 }, ...view.revisions] };
+    const started = plan(rolloutSpec(), asked.nextState, withV2, NOW);
+    assert.equal(started.nextState.release?.requestedBy, 'tester');
+    assert.equal(started.nextState.requestedBy, null);
+  });
+
+  it('forgets a request whose change made no new revision, so the rollout settles', () => {
+    const { state, view } = healthy();
+    const r = plan(rolloutSpec(), { ...state, requestedBy: 'tester', scheduledStartAt: '2026-12-02T00:00:00.000Z' }, view, NOW);
+    assert.equal(r.nextState.requestedBy, null);
+    assert.equal(r.nextState.scheduledStartAt, null);
+    assert.equal(r.nextState.release, null);
   });
 });

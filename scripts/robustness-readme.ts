@@ -1,0 +1,91 @@
+// The README's "Fault tolerance in numbers" section: the last default-size soak, read from
+// bench/results/soak.json (written by `npm run soak`), and the bad-input battery's table, from its
+// case list (test/support/battery/cases.ts). `npm run soak` at its default size rewrites the section;
+// `node --import tsx scripts/robustness-readme.ts` rewrites it from the files as they are;
+// test/unit/robustnessReadme.test.ts checks that README.md carries exactly this text.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { SoakSummary } from '../test/support/soak/soak.ts';
+import { BATTERY, batteryTable } from '../test/support/battery/cases.ts';
+
+export const HEADING = '## Fault tolerance in numbers';
+export const README = new URL('../README.md', import.meta.url);
+export const SOAK_RESULT = new URL('../bench/results/soak.json', import.meta.url);
+
+export type SoakFile = SoakSummary & { date: string };
+
+const counts = (c: Record<string, number>): string => Object.entries(c).sort(([, a], [, b]) => b - a).map(([k, n]) => `${k} ${n}`).join(', ');
+const pct = (r: number): string => `${(r * 100).toFixed(1)} %`;
+
+export function soakTable(s: SoakFile): string {
+  const o = s.options;
+  const rows: [string, string][] = [
+    ['seed', `${s.seed} (\`npm run soak -- --seed ${s.seed}\` replays the same fleet, choices and fault draws)`],
+    ['size', `${o.rollouts} rollouts, ${o.chaosMs / 60_000} min of chaos, ${o.kills} kills planned, ${pct(o.faultRate)} faults`],
+    ['duration', `${s.durationSeconds} s (${(s.durationSeconds / 60).toFixed(1)} min), ${s.date.slice(0, 10)}`],
+    ['rollouts', counts(s.rollouts)],
+    ['releases', `${s.releases} (ends: ${counts(s.releaseEnds)})`],
+    ['commands accepted', `${s.commandsAccepted} (${s.apiRequests} API requests)`],
+    ['apiserver requests', `${s.kube.requests}, ${s.kube.faults} faulted (${pct(s.kube.faultRate)}): ${counts(s.kube.faultsByKind)}`],
+    ['DynamoDB requests', `${s.dynamodb.requests}, ${s.dynamodb.faults} faulted (${pct(s.dynamodb.faultRate)}): ${counts(s.dynamodb.faultsByKind)}`],
+    ['reconciler kills', `${s.kills} (kill -9 of local mode, started again)`],
+    ['outage', `${s.outage.component} stopped for ${s.outage.seconds} s`],
+    ['watch streams re-opened by the invariant watchers', String(s.watcherRewatches)],
+    ['invariant violations', String(s.violations.length)],
+  ];
+  return ['| figure | value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`)].join('\n');
+}
+
+export function robustnessSection(s: SoakFile): string {
+  return [
+    HEADING,
+    '',
+    '### The soak',
+    '',
+    '`npm run soak` (test/support/soak/soak.ts) releases a fleet of Deployments (MinReadySeconds and',
+    'Partition) and StatefulSets on the real control plane through local mode\'s API, as a seeded random',
+    'user would: approvals, pauses, resumes, aborts, retries, undos, new images mid-release and HPA-like',
+    'scales. Meanwhile every apiserver and DynamoDB request of the reconciler goes through a fault',
+    'proxy (409, 429 with Retry-After, 500, 503, timeouts, hangs, cut watches, 410 Gone, delays;',
+    'throttling, 500s, timeouts and lost responses for DynamoDB), local mode is killed with SIGKILL',
+    'and started again, and kube-controller-manager is stopped for five minutes. Invariant watchers',
+    'follow every workload; at the end every rollout is drained, its history checked (batch order,',
+    'no batch advanced without its approval or pause, every release ended with a reason, every',
+    'accepted command applied exactly once) and deleted, and its workload compared with what the user',
+    'had. It writes `bench/results/soak.json` and this table, and exits 1 on any violation. A smaller',
+    'run of the same harness is in `npm test` (test/integration/soak.smoke.test.ts).',
+    '',
+    soakTable(s),
+    '',
+    '### Bad input',
+    '',
+    `The bad-input battery (test/integration/badInput.battery.test.ts, ${BATTERY.length} cases in`,
+    'test/support/battery/cases.ts) sends each request as a user would, over HTTP to local mode\'s server',
+    'in front of the real API handler or through the `rollouts` CLI, against the real apiserver and',
+    'dynalite. Each case asserts the status or exit code, an error naming the field with the reason,',
+    'and that nothing changed: no item of the table, no reconcile queued, no write by the product\'s',
+    'user at the apiserver (its audit log), no workload touched.',
+    '',
+    batteryTable(),
+    '',
+  ].join('\n');
+}
+
+export function readSoakResult(): SoakFile {
+  return JSON.parse(readFileSync(SOAK_RESULT, 'utf8')) as SoakFile;
+}
+
+/** Replaces the section (up to the next "## " heading), or appends it. */
+export function updateRobustnessReadme(summary: SoakFile = readSoakResult()): void {
+  const text = readFileSync(README, 'utf8');
+  const section = robustnessSection(summary);
+  const start = text.indexOf(`\n${HEADING}\n`);
+  if (start < 0) {
+    writeFileSync(README, `${text.trimEnd()}\n\n${section}`);
+    return;
+  }
+  const next = text.indexOf('\n## ', start + HEADING.length + 1);
+  writeFileSync(README, `${text.slice(0, start + 1)}${section}${next < 0 ? '' : `\n${text.slice(next + 1)}`}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) updateRobustnessReadme();
