@@ -9,6 +9,7 @@ import { DynamoWatcherLease } from '../adapters/dynamodb/watcherLease.ts';
 import { LambdaWatcherLauncher } from '../adapters/lambda/watcherLauncher.ts';
 import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
+import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
 import { loadConfig, type Config } from '../config.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
@@ -63,7 +64,7 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
     watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),
-    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter },
+    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter, calls: new AdapterCallRunner({ clock, kubeConfig: (cluster) => clusters.kubeConfig(cluster) }) },
   };
 }
 

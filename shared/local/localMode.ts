@@ -21,6 +21,7 @@ import { ConfigError, RolloutsError } from '../errors.ts';
 import { Meter } from '../reconcile/meter.ts';
 import type { Clock } from '../reconcile/ports.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
+import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
@@ -119,7 +120,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const clusters = new KubeconfigClusterProvider({ ...target.engine, meter });
     const missing = SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]);
     if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
-    const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter };
+    const calls = new AdapterCallRunner({ clock, kubeConfig: async () => clusters.kubeConfig });
+    const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter, calls };
 
     const queue = new LocalKeyedQueue(
       reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),

@@ -7,6 +7,7 @@ import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
 import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import type { CallRunner } from '../../shared/reconcile/ports.ts';
 import { reconcile } from '../../shared/reconcile/reconcile.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
 import type { CommandBody, DeploymentStrategy, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';
@@ -45,6 +46,8 @@ export class Engine {
   readonly events = new CollectingPublisher();
   readonly store: DynamoStateStore;
   readonly client: KubeClusterClient;
+  /** Makes hook and gate calls for every reconcile of this engine when set (shared/adapters/checks/runner.ts). */
+  calls: CallRunner | undefined;
   private commandSeq = 0;
 
   private constructor(readonly cluster: TestCluster, readonly dynamo: Awaited<ReturnType<typeof startDynalite>>, readonly nodes: number) {
@@ -85,6 +88,7 @@ export class Engine {
       events: this.events,
       clock: this.clock,
       meter: this.meter,
+      ...(this.calls ? { calls: this.calls } : {}),
       ...extra,
     };
   }

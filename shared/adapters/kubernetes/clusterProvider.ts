@@ -93,6 +93,14 @@ export class RegisteredClusterProvider implements ClusterProvider {
     return client;
   }
 
+  /**
+   * The cluster's KubeConfig with a fresh token, for what the ClusterClient port does not cover:
+   * client-node's Exec, for exec hooks (shared/adapters/checks/exec.ts).
+   */
+  async kubeConfig(cluster: string): Promise<KubeConfig> {
+    return (await this.connection(cluster)).kc;
+  }
+
   /** Forget everything about `cluster`: the next call re-reads, re-describes and re-signs. */
   invalidate(cluster: string): void {
     this.cache.delete(cluster);

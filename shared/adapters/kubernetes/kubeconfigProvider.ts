@@ -17,6 +17,8 @@ export interface KubeconfigClusterProviderOptions {
 
 export class KubeconfigClusterProvider implements ClusterProvider {
   private readonly only: KubeClusterClient;
+  /** The loaded configuration, for client-node's Exec (exec hooks). */
+  readonly kubeConfig: KubeConfig;
 
   constructor(opts: KubeconfigClusterProviderOptions = {}) {
     const kc = loadKubeConfig(opts);
@@ -26,6 +28,7 @@ export class KubeconfigClusterProvider implements ClusterProvider {
     }
     if (!kc.getCurrentCluster()) throw new ConfigError('kubeconfig has no current context with a cluster');
     this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER });
+    this.kubeConfig = kc;
   }
 
   /** The same client whatever the cluster name: local mode has one cluster. */
