@@ -5,8 +5,9 @@
 // into a Date (and back as "…00.000Z", never the apiserver's "…00Z"), truncate MicroTime and drop
 // fields they do not know, so drivers must read the body as the apiserver sent it anyway; and the
 // ~60 classes with their ~750 models are ~1.2 MB of a function bundle. Why not client-node's HTTP
-// library (undici's fetch): evaluating undici costs a cold start ~25 ms (scripts/bundle-report.mjs);
-// only the watch-proxy, whose watches use client-node's Watch, loads it (infra/undici-entry.cjs).
+// library (undici's fetch, also under its Watch): ~370 KB of every bundle and ~25 ms of a cold
+// start; watches are streamed GETs over this transport too (watcher.ts), so no function loads
+// undici (infra/bundling.ts, plugin undici-absent).
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
