@@ -34,7 +34,7 @@ export function deployedReactionModel(reaction: ReactionLatencyResult, reconcile
   const local = reaction.localMode;
   if ('error' in local) throw new Error(`the reaction area failed (${local.error}): the model needs its Kubernetes share`);
   const pass = reconcile.batchAdvancing;
-  const requests = ['k8sReads', 'k8sWrites', 'ddbReads', 'ddbWrites'].reduce((n, k) => n + (pass.server[k]?.median ?? 0), 0);
+  const requests = ['k8sReads', 'k8sWrites', 'ddbReadRequests', 'ddbWriteRequests'].reduce((n, k) => n + (pass.server[k]?.median ?? 0), 0);
   const parts: ReactionPart[] = [
     { what: 'pod Ready → workload status (the controllers)', ms: local.kubernetesShareMs.p95, basis: 'measured', how: `reaction area, p95 of ${local.kubernetesShareMs.n} batches (audit log)` },
     { what: 'coalescing in the watch-proxy', ms: DEFAULT_WINDOW_MS, basis: 'modelled', how: `the whole ${DEFAULT_WINDOW_MS} ms window (shared/watch/watchProxy.ts DEFAULT_WINDOW_MS): the last pod of a batch usually turns Ready in a window its siblings opened` },
