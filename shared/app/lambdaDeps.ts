@@ -16,6 +16,7 @@ import type { ReconcileDeps } from '../reconcile/reconcile.ts';
 import type { WatchClusters } from '../watch/types.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
+import { WORKLOAD_RESOURCES } from './kubeResources.ts';
 import type { WatcherDemandDeps, WatcherLauncher } from './watcherDemand.ts';
 
 export interface AppDeps extends CoreDeps {
@@ -33,7 +34,7 @@ export interface AppDeps extends CoreDeps {
 export interface BuildOptions extends CoreBuildOptions {
   clients?: CoreBuildOptions['clients'] & { eventBridge?: EventBridgeClient; scheduler?: SchedulerClient };
   /** Extra cluster-provider settings (tests: static bearer tokens for a local control plane). */
-  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
+  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry' | 'resources'>;
   /** Replaces the Lambda launcher of the on-demand watcher (tests). */
   watcherLauncher?: WatcherLauncher;
 }
@@ -42,7 +43,7 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
   const core = buildCoreDeps(config, opts);
   const { clock, meter, store } = core;
   const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient({});
-  const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store });
+  const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store, resources: WORKLOAD_RESOURCES });
   const events = new EventBridgePublisher({ client: eventBridge, eventBusName: config.eventBusName, source: config.eventSource, meter });
   const wakeups = config.wakeScheduleGroup && config.wakeScheduleRoleArn && config.triggerQueueArn
     ? new SchedulerWakeups({

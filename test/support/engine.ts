@@ -5,6 +5,7 @@
 import { AppsV1Api, CoreV1Api, type V1ControllerRevision, type V1Pod, type V1ReplicaSet, type V1StatefulSet, type V1StatefulSetSpec } from '@kubernetes/client-node';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
+import { WORKLOAD_RESOURCES } from '../../shared/app/kubeResources.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
 import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { CallRunner } from '../../shared/reconcile/ports.ts';
@@ -52,7 +53,7 @@ export class Engine {
 
   private constructor(readonly cluster: TestCluster, readonly dynamo: Awaited<ReturnType<typeof startDynalite>>, readonly nodes: number) {
     this.store = new DynamoStateStore({ client: dynamo.client, tableName: dynamo.tableName, meter: this.meter, clock: this.clock });
-    this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter });
+    this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter, resources: WORKLOAD_RESOURCES });
   }
 
   /**
