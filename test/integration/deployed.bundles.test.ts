@@ -46,16 +46,6 @@ async function state() {
   return (await store.load(key)).state.state;
 }
 
-/** What the two event-source mappings deliver to the reconcile bundle, until `until()` holds. */
-async function deliverUntil(until: () => Promise<boolean>, message: string): Promise<void> {
-  await waitFor(async () => {
-    if (await until()) return true;
-    await fns.work.deliverOnce(fns.reconcileBatch);
-    await fns.trigger.deliverOnce(fns.reconcileBatch);
-    return until();
-  }, { message, timeoutMs: 180_000, intervalMs: 0 });
-}
-
 before(async () => {
   let assembly: CloudAssembly;
   [assembly, localstack, dynamo, cluster] = await Promise.all([testDeployment(), startLocalStack(), startDynalite(), startTestCluster({ podReadyDelayMs: 300 })]);
@@ -90,7 +80,7 @@ describe('a release through the deployed bundles', () => {
     const put = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: JSON.stringify(doc) });
     assert.equal(put.status, 201, put.text);
 
-    await deliverUntil(async () => (await state()).stableRevision !== null, 'the Deployment to be adopted');
+    await fns.deliverUntil(async () => (await state()).stableRevision !== null, 'the Deployment to be adopted');
     assert.equal((await state()).phase, 'Healthy');
     const deployment = await cluster.admin.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'web', namespace });
     assert.equal(deployment.spec?.paused, true, 'held by the reconcile bundle, with the token from the secret');
@@ -104,12 +94,12 @@ describe('a release through the deployed bundles', () => {
     );
     const swept = await fns.tick() as { resync: number; enqueued: number };
     assert.ok(swept.resync >= 1 && swept.enqueued >= 1, JSON.stringify(swept));
-    await deliverUntil(async () => (await state()).release !== null, 'the release to start from the tick');
+    await fns.deliverUntil(async () => (await state()).release !== null, 'the release to start from the tick');
 
-    await deliverUntil(async () => (await state()).release?.stepState === 'StepPaused', 'step 1 to wait for approval');
+    await fns.deliverUntil(async () => (await state()).release?.stepState === 'StepPaused', 'step 1 to wait for approval');
     const approve = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/approve`, body: JSON.stringify({ commandId: 'deployed-approve-1' }) });
     assert.equal(approve.status, 202, approve.text);
-    await deliverUntil(async () => (await state()).phase === 'Completed', 'the release to complete');
+    await fns.deliverUntil(async () => (await state()).phase === 'Completed', 'the release to complete');
 
     const history = await store.listHistory(key);
     assert.ok(history.some((h) => h.type === 'Release Completed'), history.map((h) => h.type).join(', '));
