@@ -20,12 +20,12 @@ import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
 import type { Caller } from '../support/aws/functionUrl.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
-import { testDeployment } from '../support/aws/testDeployment.ts';
+import { EDGE, testDeployment } from '../support/aws/testDeployment.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
 
-const CLUSTER = 'edge';
+const CLUSTER = EDGE.name;
 const caller: Caller = { accessKeyId: 'AKIDDEPLOYEDTEST', secretAccessKey: 'deployed-test-secret', userArn: 'arn:aws:iam::000000000000:user/release-bot' };
 const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 
@@ -69,7 +69,7 @@ after(async () => {
 describe('a release through the deployed bundles', () => {
   test('the API bundle registers the cluster with its token in Secrets Manager and stores the Rollout; the reconcile bundle adopts and holds the Deployment', async () => {
     const secrets = new SecretsManagerClient({ endpoint: aws.endpoint, region: aws.region, credentials: aws.credentials });
-    const secret = await secrets.send(new CreateSecretCommand({ Name: `rollouts/${CLUSTER}-token`, SecretString: cluster.rolloutsToken }));
+    const secret = await secrets.send(new CreateSecretCommand({ Name: EDGE.secretName, SecretString: cluster.rolloutsToken }));
     secrets.destroy();
     const reg = await call({ method: 'PUT', path: `/v1/clusters/${CLUSTER}`, body: JSON.stringify({ endpoint: { server: cluster.server, insecureSkipTlsVerify: true, tokenSecretArn: secret.ARN } }) });
     assert.equal(reg.status, 201, reg.text);

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CloudFormationClient, DescribeStackEventsCommand, DescribeStackResourcesCommand, DescribeStacksCommand, type StackResource } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, ListRulesCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge';
 import { GetRoleCommand, GetRolePolicyCommand, IAMClient, ListAttachedRolePoliciesCommand, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
@@ -26,7 +27,7 @@ import { ENV } from '../../shared/config.ts';
 import { STACK_NAME, type CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedRequestVia } from '../support/aws/sigv4.ts';
-import { ALPHA, BETA, testDeployment } from '../support/aws/testDeployment.ts';
+import { ALPHA, BETA, EDGE, listedSecretArn, testDeployment } from '../support/aws/testDeployment.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const CDKLOCAL = path.join(REPO_ROOT, 'node_modules/aws-cdk-local/bin/cdklocal');
@@ -44,6 +45,7 @@ function makeClients(ls: LocalStack) {
   return {
     cloudformation: new CloudFormationClient(config), sqs: new SQSClient(config), events: new EventBridgeClient(config),
     scheduler: new SchedulerClient(config), lambda: new LambdaClient(config), iam: new IAMClient(config), dynamodb: new DynamoDBClient(config),
+    cloudwatch: new CloudWatchClient(config),
   };
 }
 
@@ -241,13 +243,29 @@ describe('cdklocal deploy of the stack into LocalStack', () => {
     assert.equal(reconcile?.Environment?.Variables?.[ENV.watchProxyFunction], watchProxy?.FunctionName);
   });
 
-  test('IAM as deployed: each function may do what its job needs on the deployed resources only, and reach the listed clusters (DescribeCluster on the EKS one, AssumeRole on the two cross-account roles)', async () => {
+  test('the alarms: one per dead-letter queue (any message visible) and one per function (any error), none breaching without data', async () => {
+    const names = [...deployed.values()].filter((r) => r.ResourceType === 'AWS::CloudWatch::Alarm').map((r) => r.PhysicalResourceId as string);
+    const alarms = (await clients.cloudwatch.send(new DescribeAlarmsCommand({ AlarmNames: names }))).MetricAlarms ?? [];
+    const watched = alarms.map((a) => {
+      assert.deepEqual([a.Threshold, a.ComparisonOperator, a.EvaluationPeriods, a.TreatMissingData, a.Period], [1, 'GreaterThanOrEqualToThreshold', 1, 'notBreaching', 300], a.AlarmName);
+      return `${a.Namespace} ${a.MetricName} ${a.Dimensions?.map((d) => d.Value).join(',')}`;
+    }).sort();
+    const queueName = (arn: string | undefined) => arn?.split(':').pop();
+    const [workDlq, triggerDlq, delivery] = await Promise.all(['QueuesWorkDlq', 'QueuesTriggerDlq', 'DeliveryDlq'].map((id) => queue(id)));
+    assert.deepEqual(watched, [
+      ...[workDlq, triggerDlq, delivery].map((q) => `AWS/SQS ApproximateNumberOfMessagesVisible ${queueName(q?.QueueArn)}`),
+      ...['ReconcileFunction', 'SweepFunction', 'ApiFunction', 'WatchProxyFunction'].map((f) => `AWS/Lambda Errors ${physical(f, 'AWS::Lambda::Function')}`),
+    ].sort());
+  });
+
+  test('IAM as deployed: each function may do what its job needs on the deployed resources only, and reach the listed clusters (DescribeCluster on the EKS one, GetSecretValue on the listed token secret, AssumeRole on the two cross-account roles)', async () => {
     const [work, trigger, table, bus] = await Promise.all([queue('QueuesWork'), queue('QueuesTrigger'), clients.dynamodb.send(new DescribeTableCommand({ TableName: outputs.TableName })), Promise.resolve(outputs.EventBusArn)]);
     const tableArn = table.Table?.TableArn as string;
     const watchProxy = (await clients.lambda.send(new GetFunctionCommand({ FunctionName: physical('WatchProxyFunction', 'AWS::Lambda::Function') }))).Configuration;
     const logGroup = (prefix: string) => `arn:aws:logs:${assembly.region}:${assembly.account}:log-group:${physical(prefix, 'AWS::Logs::LogGroup')}:*`;
     const clusters = {
       'Allow eks:DescribeCluster': { resources: [`arn:aws:eks:${assembly.region}:${assembly.account}:cluster/prod-eks`] },
+      'Allow secretsmanager:GetSecretValue': { resources: [listedSecretArn(EDGE)] },
       'Allow sts:AssumeRole': { resources: [ALPHA.roleArn, BETA.roleArn].sort() },
     };
     const basics = (logs: string) => ({
