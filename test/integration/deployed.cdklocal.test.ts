@@ -23,6 +23,7 @@ import { GetFunctionCommand, GetFunctionEventInvokeConfigCommand, GetFunctionUrl
 import { GetScheduleCommand, GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EVENT_SOURCE, WATCH_EVENT_SOURCE } from '../../infra/stack.ts';
+import { registerExitCleanup } from '../../shared/adapters/local/controlplane/exitCleanup.ts';
 import { ENV } from '../../shared/config.ts';
 import { STACK_NAME, type CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
@@ -65,12 +66,24 @@ function cdklocal(args: string[]): Promise<string> {
     CDK_DISABLE_CLI_TELEMETRY: '1',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CDKLOCAL, ...args, '--no-notices', '--ci'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: cdklocal runs the CDK CLI as a child, and a dying test kills both.
+    const child = spawn(process.execPath, [CDKLOCAL, ...args, '--no-notices', '--ci'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const cancel = registerExitCleanup(() => {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`cdklocal ${args.join(' ')} exited ${code}:\n${output.slice(-8000)}`))));
+    child.once('exit', (code) => {
+      cancel();
+      if (code === 0) resolve(output);
+      else reject(new Error(`cdklocal ${args.join(' ')} exited ${code}:\n${output.slice(-8000)}`));
+    });
   });
 }
 
