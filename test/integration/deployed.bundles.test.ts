@@ -20,12 +20,12 @@ import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
 import type { Caller } from '../support/aws/functionUrl.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
-import { testDeployment } from '../support/aws/testDeployment.ts';
+import { EDGE, testDeployment } from '../support/aws/testDeployment.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
 
-const CLUSTER = 'edge';
+const CLUSTER = EDGE.name;
 const caller: Caller = { accessKeyId: 'AKIDDEPLOYEDTEST', secretAccessKey: 'deployed-test-secret', userArn: 'arn:aws:iam::000000000000:user/release-bot' };
 const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 
@@ -44,16 +44,6 @@ function call(init: Omit<SignedFetchInit, 'credentials' | 'region'>) {
 
 async function state() {
   return (await store.load(key)).state.state;
-}
-
-/** What the two event-source mappings deliver to the reconcile bundle, until `until()` holds. */
-async function deliverUntil(until: () => Promise<boolean>, message: string): Promise<void> {
-  await waitFor(async () => {
-    if (await until()) return true;
-    await fns.work.deliverOnce(fns.reconcileBatch);
-    await fns.trigger.deliverOnce(fns.reconcileBatch);
-    return until();
-  }, { message, timeoutMs: 180_000, intervalMs: 0 });
 }
 
 before(async () => {
@@ -79,7 +69,7 @@ after(async () => {
 describe('a release through the deployed bundles', () => {
   test('the API bundle registers the cluster with its token in Secrets Manager and stores the Rollout; the reconcile bundle adopts and holds the Deployment', async () => {
     const secrets = new SecretsManagerClient({ endpoint: aws.endpoint, region: aws.region, credentials: aws.credentials });
-    const secret = await secrets.send(new CreateSecretCommand({ Name: `rollouts/${CLUSTER}-token`, SecretString: cluster.rolloutsToken }));
+    const secret = await secrets.send(new CreateSecretCommand({ Name: EDGE.secretName, SecretString: cluster.rolloutsToken }));
     secrets.destroy();
     const reg = await call({ method: 'PUT', path: `/v1/clusters/${CLUSTER}`, body: JSON.stringify({ endpoint: { server: cluster.server, insecureSkipTlsVerify: true, tokenSecretArn: secret.ARN } }) });
     assert.equal(reg.status, 201, reg.text);
@@ -90,7 +80,7 @@ describe('a release through the deployed bundles', () => {
     const put = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/web`, body: JSON.stringify(doc) });
     assert.equal(put.status, 201, put.text);
 
-    await deliverUntil(async () => (await state()).stableRevision !== null, 'the Deployment to be adopted');
+    await fns.deliverUntil(async () => (await state()).stableRevision !== null, 'the Deployment to be adopted');
     assert.equal((await state()).phase, 'Healthy');
     const deployment = await cluster.admin.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'web', namespace });
     assert.equal(deployment.spec?.paused, true, 'held by the reconcile bundle, with the token from the secret');
@@ -104,12 +94,12 @@ describe('a release through the deployed bundles', () => {
     );
     const swept = await fns.tick() as { resync: number; enqueued: number };
     assert.ok(swept.resync >= 1 && swept.enqueued >= 1, JSON.stringify(swept));
-    await deliverUntil(async () => (await state()).release !== null, 'the release to start from the tick');
+    await fns.deliverUntil(async () => (await state()).release !== null, 'the release to start from the tick');
 
-    await deliverUntil(async () => (await state()).release?.stepState === 'StepPaused', 'step 1 to wait for approval');
+    await fns.deliverUntil(async () => (await state()).release?.stepState === 'StepPaused', 'step 1 to wait for approval');
     const approve = await call({ method: 'POST', path: `/v1/rollouts/${CLUSTER}/${namespace}/web/approve`, body: JSON.stringify({ commandId: 'deployed-approve-1' }) });
     assert.equal(approve.status, 202, approve.text);
-    await deliverUntil(async () => (await state()).phase === 'Completed', 'the release to complete');
+    await fns.deliverUntil(async () => (await state()).phase === 'Completed', 'the release to complete');
 
     const history = await store.listHistory(key);
     assert.ok(history.some((h) => h.type === 'Release Completed'), history.map((h) => h.type).join(', '));

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CloudFormationClient, DescribeStackEventsCommand, DescribeStackResourcesCommand, DescribeStacksCommand, type StackResource } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, ListRulesCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge';
 import { GetRoleCommand, GetRolePolicyCommand, IAMClient, ListAttachedRolePoliciesCommand, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
@@ -22,11 +23,12 @@ import { GetFunctionCommand, GetFunctionEventInvokeConfigCommand, GetFunctionUrl
 import { GetScheduleCommand, GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EVENT_SOURCE, WATCH_EVENT_SOURCE } from '../../infra/stack.ts';
+import { registerExitCleanup } from '../../shared/adapters/local/controlplane/exitCleanup.ts';
 import { ENV } from '../../shared/config.ts';
 import { STACK_NAME, type CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedRequestVia } from '../support/aws/sigv4.ts';
-import { ALPHA, BETA, testDeployment } from '../support/aws/testDeployment.ts';
+import { ALPHA, BETA, EDGE, listedSecretArn, testDeployment } from '../support/aws/testDeployment.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const CDKLOCAL = path.join(REPO_ROOT, 'node_modules/aws-cdk-local/bin/cdklocal');
@@ -44,6 +46,7 @@ function makeClients(ls: LocalStack) {
   return {
     cloudformation: new CloudFormationClient(config), sqs: new SQSClient(config), events: new EventBridgeClient(config),
     scheduler: new SchedulerClient(config), lambda: new LambdaClient(config), iam: new IAMClient(config), dynamodb: new DynamoDBClient(config),
+    cloudwatch: new CloudWatchClient(config),
   };
 }
 
@@ -63,12 +66,24 @@ function cdklocal(args: string[]): Promise<string> {
     CDK_DISABLE_CLI_TELEMETRY: '1',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CDKLOCAL, ...args, '--no-notices', '--ci'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: cdklocal runs the CDK CLI as a child, and a dying test kills both.
+    const child = spawn(process.execPath, [CDKLOCAL, ...args, '--no-notices', '--ci'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const cancel = registerExitCleanup(() => {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`cdklocal ${args.join(' ')} exited ${code}:\n${output.slice(-8000)}`))));
+    child.once('exit', (code) => {
+      cancel();
+      if (code === 0) resolve(output);
+      else reject(new Error(`cdklocal ${args.join(' ')} exited ${code}:\n${output.slice(-8000)}`));
+    });
   });
 }
 
@@ -241,13 +256,29 @@ describe('cdklocal deploy of the stack into LocalStack', () => {
     assert.equal(reconcile?.Environment?.Variables?.[ENV.watchProxyFunction], watchProxy?.FunctionName);
   });
 
-  test('IAM as deployed: each function may do what its job needs on the deployed resources only, and reach the listed clusters (DescribeCluster on the EKS one, AssumeRole on the two cross-account roles)', async () => {
+  test('the alarms: one per dead-letter queue (any message visible) and one per function (any error), none breaching without data', async () => {
+    const names = [...deployed.values()].filter((r) => r.ResourceType === 'AWS::CloudWatch::Alarm').map((r) => r.PhysicalResourceId as string);
+    const alarms = (await clients.cloudwatch.send(new DescribeAlarmsCommand({ AlarmNames: names }))).MetricAlarms ?? [];
+    const watched = alarms.map((a) => {
+      assert.deepEqual([a.Threshold, a.ComparisonOperator, a.EvaluationPeriods, a.TreatMissingData, a.Period], [1, 'GreaterThanOrEqualToThreshold', 1, 'notBreaching', 300], a.AlarmName);
+      return `${a.Namespace} ${a.MetricName} ${a.Dimensions?.map((d) => d.Value).join(',')}`;
+    }).sort();
+    const queueName = (arn: string | undefined) => arn?.split(':').pop();
+    const [workDlq, triggerDlq, delivery] = await Promise.all(['QueuesWorkDlq', 'QueuesTriggerDlq', 'DeliveryDlq'].map((id) => queue(id)));
+    assert.deepEqual(watched, [
+      ...[workDlq, triggerDlq, delivery].map((q) => `AWS/SQS ApproximateNumberOfMessagesVisible ${queueName(q?.QueueArn)}`),
+      ...['ReconcileFunction', 'SweepFunction', 'ApiFunction', 'WatchProxyFunction'].map((f) => `AWS/Lambda Errors ${physical(f, 'AWS::Lambda::Function')}`),
+    ].sort());
+  });
+
+  test('IAM as deployed: each function may do what its job needs on the deployed resources only, and reach the listed clusters (DescribeCluster on the EKS one, GetSecretValue on the listed token secret, AssumeRole on the two cross-account roles)', async () => {
     const [work, trigger, table, bus] = await Promise.all([queue('QueuesWork'), queue('QueuesTrigger'), clients.dynamodb.send(new DescribeTableCommand({ TableName: outputs.TableName })), Promise.resolve(outputs.EventBusArn)]);
     const tableArn = table.Table?.TableArn as string;
     const watchProxy = (await clients.lambda.send(new GetFunctionCommand({ FunctionName: physical('WatchProxyFunction', 'AWS::Lambda::Function') }))).Configuration;
     const logGroup = (prefix: string) => `arn:aws:logs:${assembly.region}:${assembly.account}:log-group:${physical(prefix, 'AWS::Logs::LogGroup')}:*`;
     const clusters = {
       'Allow eks:DescribeCluster': { resources: [`arn:aws:eks:${assembly.region}:${assembly.account}:cluster/prod-eks`] },
+      'Allow secretsmanager:GetSecretValue': { resources: [listedSecretArn(EDGE)] },
       'Allow sts:AssumeRole': { resources: [ALPHA.roleArn, BETA.roleArn].sort() },
     };
     const basics = (logs: string) => ({

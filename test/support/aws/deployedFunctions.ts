@@ -56,6 +56,8 @@ export interface DeployedFunctions {
   trigger: EventSourceMappingPoller;
   /** Invokes the reconcile with an SQS batch as the mapping would; throws on a function error. */
   reconcileBatch(event: SQSEvent): Promise<SQSBatchResponse>;
+  /** What the two event-source mappings deliver to the reconcile, until `until()` holds (a 3-minute safety net). */
+  deliverUntil(until: () => Promise<boolean>, message: string): Promise<void>;
   /** One Scheduler tick to the sweep: {"scheduledTime": ...}, as the schedule's Input renders it. */
   tick(at?: Date): Promise<unknown>;
   stop(): Promise<void>;
@@ -134,10 +136,17 @@ export async function startDeployedFunctions(opts: DeployedFunctionsOptions): Pr
     const url = await startFunctionUrl(async (event) => payloadOf(await api.invoke(event), 'api'), { callers: opts.callers, region: aws.region, functionName: 'rollouts-api' });
     started.push(url);
     const reconcileBatch = async (event: SQSEvent) => payloadOf<SQSBatchResponse>(await reconcile.invoke(event), 'reconcile');
+    // The stack's mappings: batches of 5 from each queue.
+    const work = new EventSourceMappingPoller(aws.sqs, aws.work, { region: aws.region, batchSize: 5 });
+    const trigger = new EventSourceMappingPoller(aws.sqs, aws.trigger, { region: aws.region, batchSize: 5 });
+    const deliverUntil = (until: () => Promise<boolean>, message: string) => waitFor(async () => {
+      if (await until()) return true;
+      await work.deliverOnce(reconcileBatch);
+      await trigger.deliverOnce(reconcileBatch);
+      return until();
+    }, { message, timeoutMs: 180_000, intervalMs: 0 }).then(() => undefined);
     return {
-      sweep, reconcile, api, url, watchProxyName, reconcileBatch,
-      work: new EventSourceMappingPoller(aws.sqs, aws.work, { region: aws.region, batchSize: 5 }),
-      trigger: new EventSourceMappingPoller(aws.sqs, aws.trigger, { region: aws.region, batchSize: 5 }),
+      sweep, reconcile, api, url, watchProxyName, reconcileBatch, work, trigger, deliverUntil,
       tick: async (at = new Date()) => payloadOf(await sweep.invoke({ scheduledTime: at.toISOString().replace(/\.\d{3}Z$/, 'Z') }), 'sweep'),
       stop: async () => {
         await Promise.allSettled(started.reverse().map((s) => s.stop()));

@@ -1,8 +1,9 @@
 // The deployment the deployed-path tests make: the stack synthesized for the test account in
 // LocalStack's region, with deploy parameters that reach every branch of the cluster wiring: an EKS
-// cluster in the stack's account (DescribeCluster, access entries) and two clusters registered by
-// endpoint, each in an account of its own behind a role there (sts:AssumeRole; the token secret
-// lives in that account). The same synthesized assembly serves the Lambda-runtime tests (its
+// cluster in the stack's account (DescribeCluster, access entries), a cluster registered by
+// endpoint whose token secret is in the stack's account (GetSecretValue on it), and two clusters
+// registered by endpoint, each in an account of its own behind a role there (sts:AssumeRole; the
+// token secret lives in that account). The same synthesized assembly serves the Lambda-runtime tests (its
 // bundles and environment) and the `cdklocal deploy` test (cloudAssembly.ts).
 import { synthesizedStack, type CloudAssembly } from './cloudAssembly.ts';
 import { TEST_ACCOUNT, TEST_REGION } from './testAccount.ts';
@@ -24,18 +25,22 @@ export const BETA: AccountCluster = {
   name: 'beta', account: '222222222222', roleArn: 'arn:aws:iam::222222222222:role/rollouts-access-beta', secretName: 'rollouts/beta-token',
 };
 
+/** The endpoint cluster of deployed.bundles.test.ts: its token secret in the stack's account, no role. */
+export const EDGE = { name: 'edge', secretName: 'rollouts/edge-token' };
+
 /**
  * The secret ARN the deploy parameters name. Secrets Manager appends a random 6-character suffix
  * when the secret is made, so a deployment lists the ARN of a secret that exists; the synthesized
  * policy needs only its shape.
  */
-export function listedSecretArn(cluster: AccountCluster): string {
-  return `arn:aws:secretsmanager:${TEST_REGION}:${cluster.account}:secret:${cluster.secretName}-Ab12Cd`;
+export function listedSecretArn(cluster: { secretName: string; account?: string }): string {
+  return `arn:aws:secretsmanager:${TEST_REGION}:${cluster.account ?? TEST_ACCOUNT}:secret:${cluster.secretName}-Ab12Cd`;
 }
 
 export const TEST_DEPLOY_CONTEXT = {
   clusters: [
     { name: 'prod', eksClusterName: 'prod-eks' },
+    { name: EDGE.name, tokenSecretArn: listedSecretArn(EDGE) },
     ...[ALPHA, BETA].map((c) => ({ name: c.name, tokenSecretArn: listedSecretArn(c), roleArn: c.roleArn })),
   ],
 };
