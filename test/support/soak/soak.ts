@@ -190,7 +190,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       const history = await store.listHistory(key);
       const verdict = checkHistory(m.namespace, m.steps, history, (await store.load(key)).state.state, api.accepted.get(`${m.namespace}/${m.name}`) ?? []);
       violations.push(...verdict.violations);
-      if (verdict.violations.length > 0) evidence[m.namespace] = history.sort((a, b) => a.seq - b.seq).map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`);
+      // The stored history beside what the user sent, in time order (kept for the rollouts with a violation).
+      const lines = [...history.map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`), ...(api.sent.get(`${m.namespace}/${m.name}`) ?? [])];
+      evidence[m.namespace] = lines.sort();
       releases += verdict.releases;
       for (const [k, n] of Object.entries(verdict.ends)) releaseEnds[k] = (releaseEnds[k] ?? 0) + n;
     }
@@ -209,6 +211,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       if (diff) violations.push(diff);
     }));
     for (const [ns, w] of watchers) for (const v of w.violations) violations.push(`${ns}: ${v}`);
+    for (const ns of Object.keys(evidence)) if (!violations.some((v) => v.startsWith(ns))) delete evidence[ns];
     const rewatches = [...watchers.values()].reduce((n, w) => n + w.rewatches, 0);
 
     const accepted = [...api.accepted.values()].reduce((n, ids) => n + ids.length, 0);
