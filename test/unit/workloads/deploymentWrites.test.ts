@@ -47,7 +47,8 @@ describe('Deployment driver: planned actions → exact writes', () => {
     const moving = observation(taken, [stable(), replicaSet(`web-${V2}`, 'web:v2', { replicas: 0, revision: 2 })].map((r, i) => (i === 0 ? { ...r, spec: { ...r.spec, replicas: 1 } } : { ...r, spec: { ...r.spec, replicas: 10 }, status: { ...r.status, replicas: 10, readyReplicas: 10, availableReplicas: 10 } })));
     const last = deploymentWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]);
     assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment' && Object.keys(w.patch as object).length > 0), 'no strategy change in the pass that scales the last old pods down');
-    assert.deepEqual([last[0]?.ref.kind, last[0]?.patch, last[0]?.resourceVersion], ['Deployment', {}, '100'], 'the scale-down goes behind a no-op patch guarded by the Deployment\'s resourceVersion');
+    const first = last[0] as { ref: { kind: string }; patch: unknown; resourceVersion: string };
+    assert.deepEqual([first.ref.kind, first.patch, first.resourceVersion], ['Deployment', {}, '100'], 'the scale-down goes behind a no-op patch guarded by the Deployment\'s resourceVersion');
     const done = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 10, revision: 2 })]);
     const [restore] = deploymentWrites(done, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]) as [any];
     assert.deepEqual(restore.patch, { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } }, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } });
