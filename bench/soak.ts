@@ -1,4 +1,5 @@
-// `npm run soak [-- --seed N] [--rollouts N] [--chaos-minutes M] [--smoke]`: the fault-injected soak
+// `npm run soak [-- --seed N] [--rollouts N] [--kills N] [--chaos-minutes M] [--outage-at-minutes M]
+// [--outage-minutes M] [--smoke]`: the fault-injected soak
 // (test/support/soak/soak.ts), printing a summary. At its default size (bench/soakSizes.ts; the seed
 // may differ) it writes the summary, with the seed that replays it, to bench/results/soak.json and
 // the README's "Fault tolerance in numbers" section (scripts/robustness-readme.ts); any other size
@@ -11,11 +12,16 @@ import { runSoak, type SoakOptions } from '../test/support/soak/soak.ts';
 import { updateRobustnessReadme } from '../scripts/robustness-readme.ts';
 import { DEFAULT_SOAK, SMOKE_SOAK } from './soakSizes.ts';
 
-const { values } = parseArgs({ options: { seed: { type: 'string' }, rollouts: { type: 'string' }, 'chaos-minutes': { type: 'string' }, smoke: { type: 'boolean' } } });
+const minutes = { type: 'string' } as const;
+const { values } = parseArgs({ options: { seed: { type: 'string' }, rollouts: { type: 'string' }, kills: { type: 'string' }, 'chaos-minutes': minutes, 'outage-at-minutes': minutes, 'outage-minutes': minutes, smoke: { type: 'boolean' } } });
+const ms = (m: string | undefined): number | undefined => (m === undefined ? undefined : Number(m) * 60_000);
 const size = {
   ...(values.smoke ? SMOKE_SOAK : DEFAULT_SOAK),
   ...(values.rollouts ? { rollouts: Number(values.rollouts) } : {}),
-  ...(values['chaos-minutes'] ? { chaosMs: Number(values['chaos-minutes']) * 60_000 } : {}),
+  ...(values.kills ? { kills: Number(values.kills) } : {}),
+  ...(values['chaos-minutes'] ? { chaosMs: ms(values['chaos-minutes']) as number } : {}),
+  ...(values['outage-at-minutes'] ? { outageAtMs: ms(values['outage-at-minutes']) as number } : {}),
+  ...(values['outage-minutes'] ? { outageMs: ms(values['outage-minutes']) as number } : {}),
 };
 const atDefaultSize = isDeepStrictEqual({ ...size, seed: 0 }, { ...DEFAULT_SOAK, seed: 0 });
 const options: SoakOptions = {

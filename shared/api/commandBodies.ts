@@ -32,7 +32,11 @@ const CONTAINER_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const bare = z.strictObject({ commandId });
 
 const schemas = {
-  approve: z.strictObject({ commandId, stepIndex: z.number().int().min(0, { error: 'must be >= 0 (0-based step index)' }).optional() }),
+  approve: z.strictObject({
+    commandId,
+    stepIndex: z.number().int().min(0, { error: 'must be >= 0 (0-based step index)' }).optional(),
+    releaseId: z.string().regex(/^r\d{1,12}$/, { error: 'must be a release id such as r3 (see `rollouts get`)' }).optional(),
+  }),
   pause: bare,
   resume: bare,
   abort: bare,
@@ -69,7 +73,7 @@ export function parseCommand(verb: CommandVerb | 'delete', json: unknown): Parse
   switch (verb) {
     case 'approve': {
       const b = parseBody(schemas.approve, json);
-      return { commandId: b.commandId, body: { type: 'approve', ...(b.stepIndex === undefined ? {} : { stepIndex: b.stepIndex }) } };
+      return { commandId: b.commandId, body: { type: 'approve', ...(b.stepIndex === undefined ? {} : { stepIndex: b.stepIndex }), ...(b.releaseId === undefined ? {} : { releaseId: b.releaseId }) } };
     }
     case 'undo': {
       const b = parseBody(schemas.undo, json);

@@ -53,8 +53,10 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
       throw new HttpError(403, `approve ${rolloutKeyString(key)}: four-eyes rule: ${req.principal} requested release ${state.release.id} and may not approve it; another principal must`);
     }
     await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body);
+    // An approval is for the release waiting now (checked above), never for one that replaces it later.
+    const recorded = parsed.body.type === 'approve' && state.release ? { ...parsed.body, releaseId: state.release.id } : parsed.body;
 
-    const command = { ...parsed.body, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
+    const command = { ...recorded, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);
     await requestReconcile(deps, key);
     if (outcome === 'duplicate') return json(200, duplicate(key, command.id));
@@ -86,7 +88,9 @@ function idReusedFor(pending: readonly Command[], id: string, body: CommandBody)
   const first = pending.find((c) => c.id === id);
   if (!first) return null;
   const { id: _id, at: _at, by: _by, ...firstBody } = first;
-  if (isDeepStrictEqual(JSON.parse(JSON.stringify(firstBody)), JSON.parse(JSON.stringify(body)))) return null;
+  // What the API added when it recorded the first (an approval's release) is not the client's to repeat.
+  const added = body.type === 'approve' && body.releaseId === undefined ? { releaseId: undefined } : {};
+  if (isDeepStrictEqual(JSON.parse(JSON.stringify({ ...firstBody, ...added })), JSON.parse(JSON.stringify(body)))) return null;
   const what = first.type === body.type ? `another ${first.type} command` : `a ${first.type} command`;
   return `"${id}" was already used for ${what} (recorded ${first.at}); send this one with a new id`;
 }

@@ -19,6 +19,7 @@ export function commandRejection(cmd: CommandBody, spec: RolloutSpec, s: Release
       if (cmd.stepIndex !== undefined && cmd.stepIndex !== rel.stepIndex) {
         return `stepIndex ${cmd.stepIndex} is not the step waiting for approval: the release waits at step index ${rel.stepIndex} (step ${rel.stepIndex + 1})`;
       }
+      if (cmd.releaseId !== undefined && cmd.releaseId !== rel.id) return `releaseId ${cmd.releaseId} is not the release waiting for approval (${rel.id} is)`;
       return null;
     }
     case 'pause':

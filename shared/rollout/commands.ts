@@ -17,6 +17,11 @@ export function applyCommands(d: Draft, commands: Command[]): void {
   const consumed = new Set(s.appliedCommandIds);
   for (const cmd of commands) {
     if (consumed.has(cmd.id)) continue;
+    // After a template change, the commands behind it wait for the pass that sees it: an undo would
+    // otherwise pick its "previous revision" from before the change (the very revision just asked
+    // for, rolled to every pod at once: soak), an abort would find no release to abort, and an
+    // approval would apply to the release being replaced. One template change per pass.
+    if (d.commandActions.some((a) => a.type === 'set-template')) break;
     d.commandId = cmd.id;
     applyOne(d, cmd);
     d.commandId = null;
@@ -51,6 +56,10 @@ function applyOne(d: Draft, cmd: Command): void {
       }
       if (cmd.stepIndex !== undefined && cmd.stepIndex !== rel.stepIndex) {
         return ignore(`approval was for step ${cmd.stepIndex + 1}, the release is at step ${rel.stepIndex + 1}`);
+      }
+      // An approval never carries over to a release that replaced the one it was given for (soak).
+      if (cmd.releaseId !== undefined && cmd.releaseId !== rel.id) {
+        return ignore(`approval was for release ${cmd.releaseId}; release ${rel.id} is waiting now`);
       }
       rel.stepState = 'StepReady';
       d.emit(EVENT.StepApproved, `step ${rel.stepIndex + 1} approved by ${cmd.by}`, cmd.by);
@@ -97,6 +106,9 @@ function applyOne(d: Draft, cmd: Command): void {
       }
       s.scheduledStartAt = cmd.startAt ?? null;
       s.requestedBy = cmd.by;
+      // A rollback or undo that has not put its template back yet would overwrite this change with
+      // it: the new template wins, and the next pass starts its release (detectNewRevision).
+      if (rel && !rel.templateSet) rel.templateSet = true;
       d.commandActions.push({ type: 'set-template', change: cmd.change });
       // The new template is seen by the next pass; do not count on its watch event alone (a rollout
       // applied a moment ago may not be watched yet).

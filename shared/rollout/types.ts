@@ -208,7 +208,11 @@ export type TemplateChange =
   | { type: 'templatePatch'; patch: Record<string, unknown> };
 
 export type CommandBody =
-  | { type: 'approve'; stepIndex?: number }
+  | {
+    type: 'approve'; stepIndex?: number;
+    /** The release the approval is for (the API records the one waiting when it accepts it). */
+    releaseId?: string;
+  }
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'abort' }

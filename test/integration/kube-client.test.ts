@@ -175,6 +175,15 @@ describe('KubeClusterClient writes', () => {
     assert.equal((await client.get(rsRef('merge-stale')))?.spec?.replicas, 0, 'nothing was written');
   });
 
+  test('an empty merge patch guarded by the resourceVersion stores nothing while it is current, and is refused once stale (the drivers\' guard before ReplicaSet moves)', async () => {
+    const rs = await createSettled('guard');
+    const guard = { verb: 'patch' as const, ref: rsRef('guard'), patchType: 'merge' as const, reason: 'guard', patch: {}, resourceVersion: rs?.metadata.resourceVersion };
+    const same = await client.write(guard);
+    assert.equal(same?.metadata.resourceVersion, rs?.metadata.resourceVersion, 'nothing stored: no new resourceVersion, no watch event');
+    await bumpAsAdmin('guard');
+    await assert.rejects(client.write(guard), ConflictError);
+  });
+
   test('strategic-merge-patches one container of a Deployment by name, keeping the others', async () => {
     const manifest = deploymentManifest('smp', { replicas: 0, paused: true });
     manifest.spec?.template.spec?.containers.push({ name: 'sidecar', image: 'registry.invalid/sidecar:v1' });

@@ -46,6 +46,13 @@ export interface Budget {
   maxUnavailable: number;
   /** What Σ old spec.replicas should be after this pass; below N − maxUnavailable it is ours to scale. */
   oldTarget: number;
+  /**
+   * Nothing may move, and no budget the apiserver accepts keeps the controller still: pause the
+   * Deployment instead. The user allows no unavailability, and old pods are already down to N −
+   * batch with no surplus one left (a scale-down the controller spread proportionally took it):
+   * the forced maxSurge 1 would add a pod beyond the batch (soak).
+   */
+  hold: boolean;
 }
 
 export function chooseBudget(x: BudgetInput): Budget {
@@ -72,10 +79,15 @@ export function chooseBudget(x: BudgetInput): Budget {
 
   let maxUnavailable = Math.max(0, Math.min(unavailable, n - oldTarget));
   let maxSurge = Math.max(0, Math.min(surge, batch - (n - oldTarget)));
+  let hold = false;
   if (maxSurge === 0 && maxUnavailable === 0) {
     // Only when nothing may move (or N = 0): the fenceposts guarantee one of the user's budgets is ≥ 1.
     if (unavailable > 0) maxUnavailable = 1;
-    else maxSurge = 1;
+    else {
+      maxSurge = 1;
+      // The controller would create new pods up to N + 1 − old: beyond the batch unless one old pod is surplus.
+      hold = n + maxSurge - oldTarget > batch;
+    }
   }
-  return { maxSurge, maxUnavailable, oldTarget };
+  return { maxSurge, maxUnavailable, oldTarget, hold };
 }

@@ -1,6 +1,6 @@
 // Typed reads of the Deployment and ReplicaSet fields the driver uses, from wire-format JSON.
-import type { KubeObject } from '../../kube/types.ts';
-import { spec } from '../common/objects.ts';
+import type { KubeObject, KubeWrite } from '../../kube/types.ts';
+import { objectRef, spec } from '../common/objects.ts';
 import { isRecord } from '../../json.ts';
 import type { IntOrPercent } from '../../rollout/types.ts';
 
@@ -57,3 +57,18 @@ export function revisionNumber(rs: KubeObject): number {
   return Number.isInteger(n) ? n : 0;
 }
 
+
+/**
+ * A no-op patch of the Deployment guarded by the resourceVersion the pass observed, sent before
+ * ReplicaSet writes when the pass has no Deployment change of its own to carry the guard. Those
+ * writes are sized for the N the pass read; if the Deployment changed since (a scale by the user or
+ * an HPA), the apiserver refuses the guard (409) and nothing after it is sent. With the
+ * resourceVersion still current it is "no change": nothing is stored, no watch event follows.
+ * (Soak: a scale-down of the stable ReplicaSet sized for N 4, sent after the user scaled to 5, left
+ * 4 Available of 5 under maxUnavailable 0.)
+ */
+export function deploymentGuard(d: KubeObject): KubeWrite {
+  return {
+    verb: 'patch', ref: objectRef(d), patchType: 'merge', resourceVersion: d.metadata.resourceVersion, patch: {}, reason: 'guard: the Deployment is as observed',
+  };
+}

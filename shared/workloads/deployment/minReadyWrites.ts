@@ -15,7 +15,7 @@ import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Action, Distribution, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
 import { chooseBudget, type Budget } from './budget.ts';
-import { INFLATED_MIN_READY_SECONDS, revisionNumber, strategyOf } from './deploymentObjects.ts';
+import { INFLATED_MIN_READY_SECONDS, deploymentGuard, revisionNumber, strategyOf } from './deploymentObjects.ts';
 import {
   droppedOriginals, inflation, liveOriginals, originalAnnotations, readOriginals, restoredFields, type Originals,
 } from './originals.ts';
@@ -86,7 +86,7 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
           // Deployments and ReplicaSets on separate watches, so a drain sent with (or before the
           // controller has observed) a lowered maxSurge can meet the old, larger one, and the
           // controller fills the drained room with new pods beyond the batch. The next pass drains.
-          drains = paced.spec.strategy === undefined && view.observed ? drainWrites(view, owned, action.target, action.distribution, paced.budget) : [];
+          drains = paced.spec.strategy === undefined && !paced.budget.hold && view.observed ? drainWrites(view, owned, action.target, action.distribution, paced.budget) : [];
         }
         break;
     }
@@ -116,6 +116,9 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
       reason: patch.reasons.join(', ') || 'update annotations',
     });
   }
+  // Drains are sized for the N this pass read: without a Deployment patch to carry the guard, a
+  // no-op one goes first (deploymentObjects.ts).
+  if (writes.length === 0 && drains.length > 0 && !handBack) writes.push(deploymentGuard(d));
   // The Deployment first: a lowered maxSurge must land before old pods go, or the controller would
   // fill their room with more new pods than the batch (budget.ts). A requested template change last.
   return [...writes, ...drains, ...templateWrites];
@@ -133,6 +136,14 @@ function pace(d: KubeObject, originals: Originals | null, view: WorkloadView, ta
   if (Object.keys(inflate).length > 0) {
     Object.assign(out.spec, inflate);
     out.reasons.push(originals === null ? 'inflate minReadySeconds and progressDeadlineSeconds' : 're-inflate minReadySeconds/progressDeadlineSeconds (someone lowered them)');
+  }
+  if (budget.hold) {
+    // The batch stands where it should; no valid budget would keep the controller from adding to it.
+    if (spec(d).paused !== true) {
+      out.spec.paused = true;
+      out.reasons.push('pause: the batch is complete and no budget keeps the controller still');
+    }
+    return out;
   }
   const live = strategyOf(d).rollingUpdate ?? {};
   if (live.maxSurge !== budget.maxSurge || live.maxUnavailable !== budget.maxUnavailable) {

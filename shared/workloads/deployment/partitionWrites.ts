@@ -9,7 +9,7 @@ import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Action, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
-import { DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
+import { DESIRED_REPLICAS, MAX_REPLICAS, ORIGINAL_STRATEGY, NOT_COPIED, REVISION, deploymentGuard, inTakeover, revisionNumber, strategyOf, userStrategy } from './deploymentObjects.ts';
 import { mergePatchDiff } from '../common/mergePatch.ts';
 import { nextMoves } from './moves.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
@@ -28,6 +28,7 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
   const deploymentPatch: { spec: Record<string, unknown>; annotations: Record<string, string | null> } = { spec: {}, annotations: {} };
   const replicaSetWrites: KubeWrite[] = [];
   const templateWrites: KubeWrite[] = [];
+  const beforeTemplate: KubeWrite[] = [];
   const activeNow = new Map(view.revisions.map((r) => [r.id, r.desired]));
   let handingBack = false;
 
@@ -49,6 +50,10 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         const rs = rsById.get(action.revision);
         const diff = rs ? mergePatchDiff(templateOf(d), withoutHashLabel(templateOf(rs))) : undefined;
         if (diff !== undefined) deploymentPatch.spec.template = diff;
+        // The template makes that ReplicaSet the controller's "new" one at once: at N with its
+        // desired-replicas annotation it is "saturated", and the controller would scale every other
+        // ReplicaSet to 0 itself, before our first move strips the annotation (soak). Strip it first.
+        if (rs && diff !== undefined && hasReplicaAnnotations(rs)) beforeTemplate.push(stripReplicaAnnotations(rs));
         break;
       }
       case 'distribute': {
@@ -107,9 +112,29 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
       reason: describePatch(deploymentPatch.spec, deploymentPatch.annotations),
     });
   }
+  // ReplicaSet moves are sized for the N this pass read: without a Deployment patch to carry the
+  // guard, a no-op one goes first (deploymentObjects.ts).
+  if (writes.length === 0 && replicaSetWrites.some((w) => w.verb === 'create' || isScale(w))) writes.push(deploymentGuard(d));
   // Unpausing hands the Deployment to its controller: that write goes last, after every ReplicaSet write.
   const releasing = deploymentPatch.spec.paused === false;
-  return releasing ? [...replicaSetWrites, ...writes, ...templateWrites] : [...writes, ...replicaSetWrites, ...templateWrites];
+  return releasing ? [...beforeTemplate, ...replicaSetWrites, ...writes, ...templateWrites] : [...beforeTemplate, ...writes, ...replicaSetWrites, ...templateWrites];
+}
+
+function isScale(w: KubeWrite): boolean {
+  return w.verb === 'patch' && isRecord(w.patch) && isRecord(w.patch.spec) && 'replicas' in w.patch.spec;
+}
+
+function hasReplicaAnnotations(rs: KubeObject): boolean {
+  const a = rs.metadata.annotations ?? {};
+  return a[DESIRED_REPLICAS] !== undefined || a[MAX_REPLICAS] !== undefined;
+}
+
+function stripReplicaAnnotations(rs: KubeObject): KubeWrite {
+  return {
+    verb: 'patch', ref: objectRef(rs), patchType: 'merge', resourceVersion: rs.metadata.resourceVersion,
+    patch: { metadata: { annotations: { [DESIRED_REPLICAS]: null, [MAX_REPLICAS]: null } } },
+    reason: `drop ${DESIRED_REPLICAS} from ${rs.metadata.name}, the revision going back (it would read as saturated)`,
+  };
 }
 
 

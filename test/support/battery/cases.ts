@@ -109,6 +109,8 @@ const COMMANDS: HttpCase[] = [
   cmd('approve with stepIndex as a string', 'busy', 'approve', { stepIndex: '1' }, 400, 'stepIndex', /^must be a number, not the string "1"$/),
   cmd('approve when nothing awaits approval', 'web', 'approve', {}, 409, 'approve', /no release is waiting for approval/),
   cmd('approve of another step than the one waiting', 'busy', 'approve', { stepIndex: 1 }, 409, 'stepIndex', /stepIndex 1 is not the step waiting for approval: the release waits at step index 0 \(step 1\)/),
+  cmd('approve of a release that is not the one waiting', 'busy', 'approve', { releaseId: 'r9' }, 409, 'releaseId', /releaseId r9 is not the release waiting for approval \(r1 is\)/),
+  cmd('approve with a releaseId that is not one', 'busy', 'approve', { releaseId: 'latest' }, 400, 'releaseId', /must be a release id such as r3/),
   cmd('pause with an unknown field', 'web', 'pause', { reason: 'lunch' }, 400, 'reason', /^unknown field$/),
   cmd('pause when already paused', 'held', 'pause', {}, 409, 'pause', /already paused/),
   cmd('resume when not paused', 'web', 'resume', {}, 409, 'resume', /not paused$/),

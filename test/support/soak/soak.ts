@@ -96,7 +96,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   };
   if (opts.serveLog) writeFileSync(opts.serveLog, '');
   try {
-    const cluster = await startTestCluster({ podReadyDelayMs: opts.podReadyDelayMs ?? 400, nodes: 3 });
+    // Every write to a Deployment or ReplicaSet, by anyone (our reconciler, the native controller,
+    // the soak's own scaler), with its body: the cluster's side of the evidence.
+    const cluster = await startTestCluster({
+      podReadyDelayMs: opts.podReadyDelayMs ?? 400, nodes: 3, auditLog: true,
+      auditRules: [{ level: 'Request', verbs: ['create', 'update', 'patch', 'delete'], resources: [{ group: 'apps', resources: ['deployments', 'replicasets', 'statefulsets'] }] }],
+    });
     cleanups.push(() => cluster.stop());
     const dynalite = await startDynalite({ tableName: 'rollouts' });
     cleanups.push(() => dynalite.stop());
@@ -190,7 +195,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       const history = await store.listHistory(key);
       const verdict = checkHistory(m.namespace, m.steps, history, (await store.load(key)).state.state, api.accepted.get(`${m.namespace}/${m.name}`) ?? []);
       violations.push(...verdict.violations);
-      if (verdict.violations.length > 0) evidence[m.namespace] = history.sort((a, b) => a.seq - b.seq).map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`);
+      // The stored history beside what the user sent, in time order (kept for the rollouts with a violation).
+      const lines = [...history.map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`), ...(api.sent.get(`${m.namespace}/${m.name}`) ?? [])];
+      evidence[m.namespace] = lines.sort();
       releases += verdict.releases;
       for (const [k, n] of Object.entries(verdict.ends)) releaseEnds[k] = (releaseEnds[k] ?? 0) + n;
     }
@@ -209,6 +216,16 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       if (diff) violations.push(diff);
     }));
     for (const [ns, w] of watchers) for (const v of w.violations) violations.push(`${ns}: ${v}`);
+    for (const ns of Object.keys(evidence)) if (!violations.some((v) => v.startsWith(ns))) delete evidence[ns];
+    if (Object.keys(evidence).length > 0) {
+      for (const e of cluster.auditEvents()) {
+        const ns = e.objectRef?.namespace;
+        if (!ns || !evidence[ns] || !['create', 'update', 'patch', 'delete'].includes(e.verb)) continue;
+        const who = e.userAgent?.split('/')[0] ?? e.user.username;
+        (evidence[ns] as string[]).push(`${e.requestReceivedTimestamp} cluster ${who} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${JSON.stringify(e.requestObject ?? null).slice(0, 600)} → ${e.responseStatus?.code ?? '?'}`);
+      }
+      for (const ns of Object.keys(evidence)) (evidence[ns] as string[]).sort();
+    }
     const rewatches = [...watchers.values()].reduce((n, w) => n + w.rewatches, 0);
 
     const accepted = [...api.accepted.values()].reduce((n, ids) => n + ids.length, 0);

@@ -14,6 +14,8 @@ export interface ApiAnswer {
 export class SoakApi {
   /** Command ids the API accepted (202, or 200 duplicate of an earlier accepted attempt), per "namespace/name". */
   readonly accepted = new Map<string, string[]>();
+  /** Every command sent, with its answer, per "namespace/name": the user's side of the evidence. */
+  readonly sent = new Map<string, string[]>();
   requests = 0;
   retries = 0;
   private seq = 0;
@@ -73,6 +75,7 @@ export class SoakApi {
       : await this.call('POST', this.rolloutPath(namespace, name, `/${verb}`), { ...body, commandId });
     const key = `${namespace}/${name}`;
     if (answer.status === 202 || answer.status === 200) this.accepted.set(key, [...(this.accepted.get(key) ?? []), commandId]);
+    this.sent.set(key, [...(this.sent.get(key) ?? []), `${new Date().toISOString()} user ${verb} ${JSON.stringify(body)} [${commandId}] → ${answer.status}`]);
     return answer.status;
   }
 }

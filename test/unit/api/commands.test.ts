@@ -23,7 +23,7 @@ describe('commands', () => {
     assert.equal(res.status, 202);
     assert.deepEqual(res.json, {
       rollout: KEY, commandId: 'ci-42', duplicate: false,
-      command: { type: 'approve', stepIndex: 0, id: 'ci-42', at: '2030-01-01T00:00:00.000Z', by: ALICE },
+      command: { type: 'approve', stepIndex: 0, releaseId: 'r1', id: 'ci-42', at: '2030-01-01T00:00:00.000Z', by: ALICE },
     });
     assert.deepEqual((await pending(a)).map((c) => c.id), ['ci-42']);
     assert.deepEqual(a.queue.keys(), ['prod/shop/web']);

@@ -110,3 +110,39 @@ describe('plan: a release request between its template change and its release (s
     assert.equal(r.nextState.release, null);
   });
 });
+
+describe('plan: commands behind a template change (soak)', () => {
+  const midRelease = (): { state: ReleaseState; view: WorkloadView } => {
+    const { state, view } = handingBack();
+    return { state: { ...state, release: { ...state.release!, finalizing: false, stepIndex: 0, stepState: 'StepPaused' } }, view: { ...view, held: true, strategy: 'Partition' } };
+  };
+
+  it('leaves an undo sent after a release for the next pass (it went to the revision just asked for, every pod at once)', () => {
+    const { state, view } = midRelease();
+    const release = command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } });
+    const undo = command({ type: 'undo' });
+    const r = plan(rolloutSpec(), { ...state, commands: [release, undo] }, view, NOW);
+    assert.deepEqual(r.actions.map((a) => a.type), ['set-template']);
+    assert.deepEqual(r.nextState.commands.map((c) => c.id), [undo.id], 'the undo waits for the pass that sees the new template');
+    assert.ok(!r.events.some((e) => e.type === 'Undo Started'));
+  });
+
+  it('lets a release requested during an undo win over the template the undo was still to put back (the request was silently overwritten)', () => {
+    const { state, view } = midRelease();
+    const undoing: ReleaseState = { ...state, release: { ...state.release!, id: 'r2', kind: 'undo', targetRevision: 'v1', stableRevision: 'v2', finalizing: true, templateSet: false } };
+    const asked = plan(rolloutSpec(), undoing, view, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } })]);
+    assert.ok(!asked.actions.some((a) => a.type === 'restore-template'), asked.actions.map((a) => a.type).join(', '));
+    const withV3: WorkloadView = { ...view, templateRevision: 'v3', revisions: [{ id: 'v3', number: 3, images: { app: 'app:v3' }, desired: 0, current: 0, ready: 0, available: 0 }, ...view.revisions] };
+    const next = plan(rolloutSpec(), asked.nextState, withV3, NOW);
+    assert.equal(next.nextState.release?.kind, 'release');
+    assert.equal(next.nextState.release?.targetRevision, 'v3');
+    assert.ok(next.events.some((e) => e.type === 'Release Superseded' && e.releaseId === 'r2'));
+  });
+
+  it('ignores an approval given for a release that another has replaced since (it approved the new release\'s first batch)', () => {
+    const { state, view } = midRelease();
+    const r = plan(rolloutSpec(), state, view, NOW, [command({ type: 'approve', stepIndex: 0, releaseId: 'r0' })]);
+    assert.equal(r.nextState.release?.stepState, 'StepPaused');
+    assert.match(r.events.find((e) => e.type === 'Command Ignored')?.message ?? '', /approval was for release r0; release r1 is waiting now/);
+  });
+});

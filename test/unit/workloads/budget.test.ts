@@ -117,7 +117,7 @@ describe('chooseBudget: the live maxSurge/maxUnavailable of a MinReadySeconds ba
 
   it('lands a batch in one wave when the user\'s budget allows it (25%/25% at 10: 1 → 5 at once)', () => {
     const b = chooseBudget({ replicas: 10, userMaxSurge: 3, userMaxUnavailable: 2, target: 5, newDesired: 1, newAvailable: 1, oldDesired: 10, oldAvailable: 10 });
-    assert.deepEqual(b, { maxSurge: 3, maxUnavailable: 2, oldTarget: 8 });
+    assert.deepEqual(b, { maxSurge: 3, maxUnavailable: 2, oldTarget: 8, hold: false });
   });
 
   it('never shrinks what the new revision already has (someone moved ahead while we were away)', () => {
@@ -125,4 +125,14 @@ describe('chooseBudget: the live maxSurge/maxUnavailable of a MinReadySeconds ba
     assert.equal(b.oldTarget, 6, 'the batch counts as 4: old goes to 10 − 4 (the covered surplus)');
     assert.equal(b.maxSurge, 0);
   });
+});
+
+describe('chooseBudget: what the soak found', () => {
+  it('asks for a pause when the forced maxSurge 1 would let the controller add a pod beyond the batch (no surplus old pod, no unavailability allowed)', () => {
+    const b = chooseBudget({ replicas: 3, userMaxSurge: 1, userMaxUnavailable: 0, target: 1, newDesired: 1, newAvailable: 1, oldDesired: 2, oldAvailable: 2 });
+    assert.equal(b.hold, true);
+    const withSurplus = chooseBudget({ replicas: 3, userMaxSurge: 1, userMaxUnavailable: 0, target: 1, newDesired: 1, newAvailable: 1, oldDesired: 3, oldAvailable: 3 });
+    assert.deepEqual(withSurplus, { maxSurge: 1, maxUnavailable: 0, oldTarget: 3, hold: false }, 'with a surplus old pod the total is already N + 1: nothing is added');
+  });
+
 });

@@ -46,7 +46,9 @@ describe('Deployment driver: planned actions → exact writes', () => {
     const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
     const moving = observation(taken, [stable(), replicaSet(`web-${V2}`, 'web:v2', { replicas: 0, revision: 2 })].map((r, i) => (i === 0 ? { ...r, spec: { ...r.spec, replicas: 1 } } : { ...r, spec: { ...r.spec, replicas: 10 }, status: { ...r.status, replicas: 10, readyReplicas: 10, availableReplicas: 10 } })));
     const last = deploymentWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]);
-    assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment'), 'no strategy change in the pass that scales the last old pods down');
+    assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment' && Object.keys(w.patch as object).length > 0), 'no strategy change in the pass that scales the last old pods down');
+    const first = last[0] as { ref: { kind: string }; patch: unknown; resourceVersion: string };
+    assert.deepEqual([first.ref.kind, first.patch, first.resourceVersion], ['Deployment', {}, '100'], 'the scale-down goes behind a no-op patch guarded by the Deployment\'s resourceVersion');
     const done = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 10, revision: 2 })]);
     const [restore] = deploymentWrites(done, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]) as [any];
     assert.deepEqual(restore.patch, { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } }, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } });
@@ -70,7 +72,7 @@ describe('Deployment driver: planned actions → exact writes', () => {
     const current = deployment({ image: 'web:v2' });
     (current.spec!.template as any).metadata.labels.canary = 'yes';
     const writes = deploymentWrites(observation(current, [stable()]), [{ type: 'restore-template', revision: V1, strategy: 'Partition' }]) as any[];
-    assert.deepEqual(writes[0].patch.spec.template, { metadata: { labels: { canary: null } }, spec: { containers: [{ name: 'app', image: 'web:v1', resources: {} }] } });
+    assert.deepEqual(writes.find((w) => w.ref.kind === 'Deployment').patch.spec.template, { metadata: { labels: { canary: null } }, spec: { containers: [{ name: 'app', image: 'web:v1', resources: {} }] } });
   });
 
   it('applies a requested image change as a strategic merge patch by container name', () => {
@@ -79,5 +81,23 @@ describe('Deployment driver: planned actions → exact writes', () => {
       verb: 'patch', ref: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ns', name: 'web' }, patchType: 'strategic',
       patch: { spec: { template: { spec: { containers: [{ name: 'app', image: 'web:v3' }] } } } }, reason: 'apply the requested pod template change',
     }]);
+  });
+});
+
+describe('Partition strategy: what the soak found', () => {
+  it('strips the saturation annotations of the revision going back before its template is restored (the native controller, seeing it "saturated", scaled the canary to 0 itself)', () => {
+    const taken = deployment({ image: 'web:v2', strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate"}' } });
+    const old = replicaSet('web-old', 'web:v1', { replicas: 10, annotations: { 'deployment.kubernetes.io/desired-replicas': '10', 'deployment.kubernetes.io/max-replicas': '11' } });
+    const writes = deploymentWrites(observation(taken, [old, replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]), [{ type: 'restore-template', revision: V1, strategy: 'Partition' }]) as any[];
+    assert.deepEqual(writes.map((w) => [w.ref.kind, w.ref.name]), [['ReplicaSet', 'web-old'], ['Deployment', 'web']]);
+    assert.deepEqual(writes[0].patch, { metadata: { annotations: { 'deployment.kubernetes.io/desired-replicas': null, 'deployment.kubernetes.io/max-replicas': null } } });
+    assert.equal(writes[0].resourceVersion, 'rv-web-old');
+  });
+
+  it('sends ReplicaSet moves behind a no-op patch guarded by the Deployment\'s resourceVersion (a stable scale-down sized for N 4 landed after the user scaled to 5)', () => {
+    const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
+    const obs = observation(taken, [{ ...stable(), spec: { ...stable().spec, replicas: 10 } }, replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 }, strategy: 'Partition', final: false }]) as any[];
+    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', {}, '100'], ['ReplicaSet', { spec: { replicas: 9 } }, 'rv-web-old']]);
   });
 });

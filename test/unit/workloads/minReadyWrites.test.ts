@@ -56,7 +56,7 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     // the controller fills its room with the 5th new pod.
     const d = takenOver({ maxSurge: 3, maxUnavailable: 0 }, { annotations: { ...ANNOTATIONS, 'rollouts.kruise.io/original-max-unavailable': '0', 'rollouts.kruise.io/original-max-surge': '3' } });
     const writes = deploymentWrites(observation(d, [stable(9), canary(4)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
-    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['ReplicaSet', { spec: { replicas: 8 } }, 'rv-web-old']]);
+    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', {}, '100'], ['ReplicaSet', { spec: { replicas: 8 } }, 'rv-web-old']], 'behind a no-op patch guarded by the Deployment\'s resourceVersion');
     // The batch landed and is Available: the surplus old pods go, maxSurge comes down first, alone:
     // the controller must act on the lowered budget before any old pod goes, or it would fill
     // their room with new pods beyond the batch (its informers see the two writes in any order).
@@ -68,7 +68,7 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     const unobserved = { ...lowered, metadata: { ...lowered.metadata, generation: 3 }, status: { ...lowered.status, observedGeneration: 2 } };
     assert.deepEqual(deploymentWrites(observation(unobserved, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]), [], 'not before the controller has observed the budget');
     const next = deploymentWrites(observation(lowered, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
-    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [['ReplicaSet', { spec: { replicas: 6 } }]], 'one surplus old pod stays: 0/0 is not a budget');
+    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [['Deployment', {}], ['ReplicaSet', { spec: { replicas: 6 } }]], 'one surplus old pod stays: 0/0 is not a budget');
   });
 
   it('puts lowered inflated fields back (a GitOps sync), keeping the originals', () => {
@@ -159,5 +159,22 @@ describe('Deployment view under a MinReadySeconds release', () => {
     const obs = { ...observation(deployment(), [stable()]), others: [foreign] };
     assert.match(deploymentView(obs).problems.join(), new RegExp(`ReplicaSet web-${V2} already exists and does not belong to Deployment web \\(name collision\\)`));
     assert.deepEqual(deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 }, strategy: 'Partition', final: false }]).filter((w) => w.verb === 'create'), []);
+  });
+});
+
+describe('MinReadySeconds strategy: a scale-down mid-batch (soak)', () => {
+  it('pauses instead of the forced maxSurge 1 when the user allows no unavailability and no old pod is surplus (the controller added a pod beyond the approved batch)', () => {
+    // 25%/25% of 3 resolves to maxSurge 1, maxUnavailable 0; the user scaled 4 → 3 and the controller took the surplus old pod.
+    const d = takenOver({ maxSurge: 0, maxUnavailable: 1 });
+    d.spec = { ...d.spec, replicas: 3 };
+    const writes = deploymentWrites(observation(d, [stable(2), canary(1)]), [distribute(V2, { [V2]: 1, [V1]: 2 })]) as any[];
+    assert.deepEqual(writes.map((w) => w.patch), [{ spec: { paused: true } }]);
+  });
+
+  it('unpauses with the next batch\'s budget once there is room to move', () => {
+    const d = takenOver({ maxSurge: 0, maxUnavailable: 1 });
+    d.spec = { ...d.spec, replicas: 3, paused: true };
+    const writes = deploymentWrites(observation(d, [stable(2), canary(1)]), [distribute(V2, { [V2]: 2, [V1]: 1 })]) as any[];
+    assert.deepEqual(writes.map((w) => w.patch.spec), [{ strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }, paused: false }]);
   });
 });

@@ -1,0 +1,22 @@
+// The README's "Fault tolerance in numbers" section is generated (scripts/robustness-readme.ts) from
+// the last default-size soak (bench/results/soak.json) and the bad-input battery's case list.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_SOAK } from '../../bench/soakSizes.ts';
+import { README, readSoakResult, robustnessSection } from '../../scripts/robustness-readme.ts';
+
+describe('the README\'s "Fault tolerance in numbers" section', () => {
+  it('is exactly the text generated from bench/results/soak.json and the battery\'s cases', () => {
+    const readme = readFileSync(README, 'utf8');
+    assert.ok(readme.includes(robustnessSection(readSoakResult())), 'README.md is stale: run `node --import tsx scripts/robustness-readme.ts`');
+  });
+
+  it('reports a soak at the default size with no violation', () => {
+    const s = readSoakResult();
+    const size = ({ seed: _seed, podReadyDelayMs: _delay, ...rest }: Record<string, unknown>) => rest;
+    assert.deepEqual(size(s.options as never), size(DEFAULT_SOAK as never));
+    assert.deepEqual(s.violations, []);
+  });
+
+});
