@@ -2,7 +2,7 @@
 // control plane + DynamoDB, with the invariant watcher running throughout.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, podCounts, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
+import { activeReplicaSets, Engine, noSurplus, podCounts, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
 import { NEVER_READY_LABEL } from '../support/kube.ts';
 import { EVENT } from '../../shared/rollout/events.ts';
 import type { KubeObject } from '../../shared/kube/types.ts';
@@ -88,7 +88,7 @@ describe('release engine scenarios on the real control plane', () => {
     assert.deepEqual(replicaSpecs(after), specs, 'no ReplicaSet was scaled while paused');
     assert.ok(newReplicas(after, V2) <= 5);
     await s.command({ type: 'resume' });
-    const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 after resume');
+    const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused' && noSurplus(x), 'batch 2 after resume');
     assert.deepEqual(podCounts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
     finish(s);
   });

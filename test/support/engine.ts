@@ -292,6 +292,15 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/**
+ * No surplus pod: as many live pods as the Deployment's replicas. A MinReadySeconds Deployment drains
+ * its surge pods a pass after a batch is ready, once the controller acts on the lowered maxSurge
+ * (shared/workloads/deployment/minReadyWrites.ts): batch counts are read once that pass has run.
+ */
+export function noSurplus(s: Snapshot): boolean {
+  return Object.values(s.pods).reduce((n, p) => n + p.total, 0) === (s.deployment.spec?.replicas ?? 0);
+}
+
 /** [live pods, ready pods] per image, for compact assertions on a snapshot. */
 export function podCounts(s: Snapshot): Record<string, [number, number]> {
   return Object.fromEntries(Object.entries(s.pods).map(([image, p]) => [image, [p.total, p.ready]]));
