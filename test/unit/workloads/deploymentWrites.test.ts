@@ -104,3 +104,12 @@ describe('Partition strategy: what the soak found', () => {
     assert.equal(writes[0].precondition, true);
   });
 });
+
+describe('Partition strategy: the controller manager away (soak)', () => {
+  it('moves nothing while a ReplicaSet has not observed its last change (each pass scaled further down on pods about to go, all landing at once when the controller came back)', () => {
+    const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
+    const lagging = { ...replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 }), metadata: { ...replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 }).metadata, generation: 2 } };
+    const obs = observation(taken, [{ ...stable(), spec: { ...stable().spec, replicas: 10 } }, lagging]);
+    assert.deepEqual(deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 5, [V1]: 5 }, strategy: 'Partition', final: false }]), []);
+  });
+});
