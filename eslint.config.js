@@ -26,12 +26,6 @@ export default tseslint.config(
     languageOptions: { globals: { document: 'readonly', location: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly' } },
   },
   {
-    // CommonJS on purpose (infra/undici-entry.cjs: esbuild bundles it into the Lambda functions).
-    files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
     // Tests inspect untyped wire JSON (patch bodies, apiserver objects); product code stays typed.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -1,21 +1,30 @@
 // Area 6 — monthly cost model at list prices (lib/prices.ts), from the units measured by the other
 // areas and the stack's own settings (lib/infra.ts). Every line says whether its quantity is
 // measured here, read from infra, or modelled (an assumption, stated in `how`).
+import { CHECK_EVERY_MS, IDLE_GRACE_MS, RENEW_BEFORE_MS } from '../shared/app/watcherDemand.ts';
 import { DEFAULT_DEPLOYMENT_STRATEGY } from '../shared/rollout/types.ts';
+import { DEFAULT_WINDOW_MS } from '../shared/watch/watchProxy.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { measureCatalogUnits, type CatalogUnits } from './lib/catalogUnits.ts';
 import { HOURS_PER_MONTH, readInfra, type InfraValues } from './lib/infra.ts';
 import { PRICES, PRICES_RECORDED_ON, type Price, type PriceName } from './lib/prices.ts';
+import { deployedReactionModel, type DeployedReactionModel } from './lib/reactionModel.ts';
 import { round } from './lib/stats.ts';
 import type { ColdStartResult } from './coldStart.ts';
 import type { PerReconcileResult } from './perReconcile.ts';
+import type { ReactionLatencyResult } from './reactionLatency.ts';
 import type { ReleaseOverheadResult } from './releaseOverhead.ts';
 import type { SweepResult } from './sweepScale.ts';
 
 /** shared/watch/watchProxy.ts: `refreshMs ?? 30_000` (not exported). */
 const WATCH_PROXY_REFRESH_SECONDS = 30;
-/** Modelled: an SQS event source mapping keeps 5 long polls (20 s wait) open on an idle queue. */
-const IDLE_POLLERS_PER_QUEUE = 5;
+/**
+ * Modelled: an idle SQS event source mapping keeps 5 long polls (20 s each) open, and "can optimize
+ * to as few as 2 … However, this optimization is not available when you enable the maximum
+ * concurrency setting" (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html).
+ */
+const IDLE_POLLERS_WITH_MAX_CONCURRENCY = 5;
+const IDLE_POLLERS_WITHOUT = 2;
 const LONG_POLL_SECONDS = 20;
 /** Modelled: a scheduled function's environment is replaced about once an hour (INIT is billed). */
 const COLD_STARTS_PER_DAY = 24;
@@ -49,11 +58,15 @@ export interface CostModelResult {
   freeTiersApplied: false;
   infra: InfraValues;
   catalogUnits: CatalogUnits;
+  /** Nothing managed, no release: what the stack costs by being deployed. */
   idleStackPerMonth: CostBlock;
-  perManagedRolloutIdlePerMonth: CostBlock;
-  /** The resync's part of it: every managed rollout reconciled once per resync period. */
-  resyncPerManagedRolloutPerMonth: CostBlock & { resyncsPerMonth: number; resyncPeriodSeconds: number };
+  /** What each managed rollout adds while no release runs: its resync, every resync period. */
+  perManagedRolloutIdlePerMonth: CostBlock & { resyncsPerMonth: number; resyncPeriodSeconds: number };
   perRelease100Replicas: CostBlock & { inputs: Record<string, number>; sensitivity: { lambdaUsdWithRoundTrips: number; how: string } };
+  /** The deployed reaction while a release moves pods (bench/lib/reactionModel.ts). */
+  reactionWhileActive: DeployedReactionModel;
+  /** The SQS idle polls, and the other watchProxyMode: what they would cost instead. */
+  alternatives: { idlePollsWithoutMaxConcurrencyUsd: number; watchProxyAlwaysPerMonth: CostBlock; how: string[] };
   notIncluded: string[];
 }
 
@@ -69,23 +82,23 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
   const release = ctx.results.release as ReleaseOverheadResult | undefined;
   const sweep = ctx.results.sweep as SweepResult | undefined;
   const cold = ctx.results.coldstart as ColdStartResult | undefined;
-  if (!reconcile || !release || !sweep || !cold) throw new Error('the cost model needs the results of reconcile, release, sweep and coldstart (run them, or keep them in latest.json)');
-  ctx.log('cost: synthesizing the stack for its settings; measuring the catalogue refresh');
+  const reaction = ctx.results.reaction as ReactionLatencyResult | undefined;
+  if (!reconcile || !release || !sweep || !cold || !reaction) throw new Error('the cost model needs the results of reconcile, reaction, release, sweep and coldstart (run them, or keep them in latest.json)');
+  ctx.log('cost: synthesizing the stack for its settings (default, and watchProxyMode always); measuring the catalogue refresh');
   const infra = readInfra();
+  const always = readInfra({ watchProxyMode: 'always' });
   const catalog = await measureCatalogUnits();
-  const fn = (name: string) => {
-    const f = infra.functions[name];
+  const fnOf = (values: InfraValues, name: string) => {
+    const f = values.functions[name];
     if (!f) throw new Error(`function ${name} not in the synthesized stack`);
     return { ...f, gb: f.memoryMb / 1024 };
   };
-  const perMonth = (target: string) => infra.schedules.find((s) => s.target === target)?.perMonth ?? 0;
+  const fn = (name: string) => fnOf(infra, name);
+  const perMonth = (values: InfraValues, target: string) => values.schedules.find((s) => s.target === target)?.perMonth ?? 0;
   const initMs = (name: string) => cold.functions.find((f) => f.name === name)?.initMsMedian ?? 0;
   const sweepFn = fn('sweep');
-  const watchFn = fn('watch-proxy');
   const reconcileFn = fn('reconcile');
-  const sweepRuns = perMonth('sweep');
-  const watchRuns = perMonth('watch-proxy');
-  const watchSeconds = watchFn.timeoutSeconds - infra.watchMarginSeconds;
+  const sweepRuns = perMonth(infra, 'sweep');
   const idleSweep = sweep.fleets.find((f) => f.activeReleases === 0 && (f.idleManaged ?? 0) === 0);
   if (!idleSweep) throw new Error('the sweep results have no empty fleet');
   const idleFleet = sweep.fleets.find((f) => (f.idleManaged ?? 0) > 0 && f.resync > 0);
@@ -97,37 +110,33 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
   const resyncsPerMonth = (HOURS_PER_MONTH * 3600) / infra.resyncPeriodSeconds;
   // The sweep reads each resynced rollout's index entry (KEYS_ONLY, ~100 bytes): its share of the tick's Query.
   const resyncRruEach = Math.max(0, idleFleet.ddbRcuBilled.value - idleSweep.ddbRcuBilled.value) / idleFleet.resync;
-  const pollsPerQueue = IDLE_POLLERS_PER_QUEUE * (3600 / LONG_POLL_SECONDS) * HOURS_PER_MONTH;
+  const pollsPerMonth = (pollers: number) => pollers * (3600 / LONG_POLL_SECONDS) * HOURS_PER_MONTH;
+  const idlePollers = (maxConcurrency: number | null) => (maxConcurrency === null ? IDLE_POLLERS_WITHOUT : IDLE_POLLERS_WITH_MAX_CONCURRENCY);
+  const pollLines = infra.eventSources.map((es) => {
+    const fifo = es.queue.toLowerCase().includes('work');
+    const pollers = idlePollers(es.maxConcurrency);
+    return line(`${fifo ? 'work queue (FIFO)' : 'trigger queue (standard)'}: idle long polls of the event source mapping`, pollsPerMonth(pollers), 'requests', fifo ? 'sqsFifoRequest' : 'sqsStandardRequest', 'modelled',
+      `${pollers} pollers (MaximumConcurrency ${es.maxConcurrency ?? 'unset'}) × one ${LONG_POLL_SECONDS} s ReceiveMessage each; batching window ${es.batchingWindowSeconds ?? 0} s`);
+  });
+  if (pollLines.length !== 2) throw new Error(`expected the work and trigger queues' event source mappings, found ${pollLines.length}`);
 
   const idle = block([
-    line('Scheduler invocations (sweep + watch-proxy)', sweepRuns + watchRuns, 'invocations', 'schedulerInvocation', 'infra', `${infra.schedules.map((s) => `${s.target} ${s.expression}`).join(', ')}; ${HOURS_PER_MONTH} h/month`),
+    line('Scheduler invocations', infra.schedules.reduce((n, s) => n + s.perMonth, 0), 'invocations', 'schedulerInvocation', 'infra', `${infra.schedules.map((s) => `${s.target} ${s.expression}`).join(', ')}; ${HOURS_PER_MONTH} h/month`),
     line('sweep: Lambda requests', sweepRuns, 'invocations', 'lambdaRequest', 'infra', 'one per tick'),
     line('sweep: Lambda duration', sweepRuns * (idleSweep.totalMs.median / 1000) * sweepFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured × infra', `median sweep with nothing due ${idleSweep.totalMs.median} ms × ${sweepFn.memoryMb} MB`),
     line('sweep: DynamoDB reads (queryDue over 8 shards + the resync range)', sweepRuns * idleSweep.ddbRcuBilled.value, 'RRU', 'dynamodbReadRequestUnit', 'measured', `${idleSweep.ddbQueryRequests.value} Query, ${idleSweep.ddbRcuBilled.value} RRU per sweep (billed minimum 0.5 per eventually consistent Query)`),
-    line('watch-proxy: Lambda requests', watchRuns, 'invocations', 'lambdaRequest', 'infra', 'one per schedule tick'),
-    line('watch-proxy: Lambda duration', watchRuns * watchSeconds * watchFn.gb, 'GB-s', 'lambdaArmGbSecond', 'infra', `each invocation watches until ${infra.watchMarginSeconds} s before its ${watchFn.timeoutSeconds} s timeout, at ${watchFn.memoryMb} MB (overlapping watchers, by design)`),
-    line('watch-proxy: DynamoDB reads (catalogue refresh)', watchRuns * (1 + Math.floor(watchSeconds / WATCH_PROXY_REFRESH_SECONDS)) * catalog.emptyRefreshRcu, 'RRU', 'dynamodbReadRequestUnit', 'measured + modelled', `${catalog.emptyRefreshRcu} RRU per refresh (measured), one refresh per ${WATCH_PROXY_REFRESH_SECONDS} s (watch-proxy default)`),
-    line('work queue (FIFO): idle long polls of the event source mapping', pollsPerQueue, 'requests', 'sqsFifoRequest', 'modelled', `${IDLE_POLLERS_PER_QUEUE} pollers × one ${LONG_POLL_SECONDS} s ReceiveMessage each`),
-    line('trigger queue (standard): idle long polls of the event source mapping', pollsPerQueue, 'requests', 'sqsStandardRequest', 'modelled', `${IDLE_POLLERS_PER_QUEUE} pollers × one ${LONG_POLL_SECONDS} s ReceiveMessage each`),
-    line('cold starts (INIT billed): sweep + watch-proxy', COLD_STARTS_PER_DAY * DAYS_PER_MONTH * ((initMs('sweep') / 1000) * sweepFn.gb + (initMs('watch-proxy') / 1000) * watchFn.gb), 'GB-s', 'lambdaArmGbSecond', 'measured + modelled', `${COLD_STARTS_PER_DAY}/day each (assumed) × median module init ${initMs('sweep')} / ${initMs('watch-proxy')} ms`),
+    line('sweep: cold starts (INIT billed)', COLD_STARTS_PER_DAY * DAYS_PER_MONTH * (initMs('sweep') / 1000) * sweepFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured + modelled', `${COLD_STARTS_PER_DAY}/day (assumed) × median module init ${initMs('sweep')} ms`),
+    line('watch-proxy', 0, 'invocations', 'lambdaRequest', 'infra', `watchProxyMode ${infra.watchProxyMode}: no watcher runs while no release moves pods (shared/app/watcherDemand.ts); see the per-release lines`),
+    ...pollLines,
   ]);
 
-  const resyncLines = [
+  const perRollout = block([
     line('resync: its share of the sweep\'s resync Query', resyncsPerMonth * resyncRruEach, 'RRU', 'dynamodbReadRequestUnit', 'measured', `one pass per ${infra.resyncPeriodSeconds} s (ROLLOUTS_RESYNC_PERIOD_SECONDS): ${round(resyncRruEach, 4)} RRU per resynced rollout (${idleFleet.resync} of ${idleFleet.idleManaged} idle rollouts in one tick: ${idleFleet.ddbRcuBilled.value} RRU vs ${idleSweep.ddbRcuBilled.value} with none)`),
     line('resync: work queue (FIFO) send', resyncsPerMonth / 10, 'requests', 'sqsFifoRequest', 'measured', 'the sweep sends 10 keys per SendMessageBatch'),
     line('resync: work queue (FIFO) receive + delete', resyncsPerMonth * 2, 'requests', 'sqsFifoRequest', 'modelled', 'one receive and one delete per message (no batching assumed)'),
     line('resync reconcile: Lambda requests', resyncsPerMonth, 'invocations', 'lambdaRequest', 'modelled', 'one per message (batches of 5 may merge some)'),
     line('resync reconcile: Lambda duration', resyncsPerMonth * (noopResync.wallMs.median / 1000) * reconcileFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured × infra', `median no-op resync reconcile ${noopResync.wallMs.median} ms × ${reconcileFn.memoryMb} MB`),
     line('resync reconcile: DynamoDB reads', resyncsPerMonth * (noopResync.meter.ddbRcu?.median ?? 0), 'RRU', 'dynamodbReadRequestUnit', 'measured', `${noopResync.meter.ddbRcu?.median} RRU per pass; 0 writes (0 WRU, 0 Kubernetes writes, measured at the servers)`),
-  ];
-  const perRollout = block([
-    ...resyncLines,
-    line('resync notice per watch-proxy start: EventBridge event', watchRuns, 'events', 'eventBridgeCustomEvent', 'infra', 'every proxy start replays each managed workload as ADDED → one "Workload Changed" per rollout'),
-    line('resync notice: trigger queue send + receive + delete', watchRuns * REQUESTS_PER_MESSAGE, 'requests', 'sqsStandardRequest', 'modelled', 'the rule delivers to the trigger queue; the mapping receives and deletes it'),
-    line('resync reconcile: Lambda requests', watchRuns, 'invocations', 'lambdaRequest', 'infra', 'one no-op reconcile per notice'),
-    line('resync reconcile: Lambda duration', watchRuns * (noop.wallMs.median / 1000) * reconcileFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured × infra', `median no-op reconcile ${noop.wallMs.median} ms × ${reconcileFn.memoryMb} MB`),
-    line('resync reconcile: DynamoDB reads', watchRuns * (noop.meter.ddbRcu?.median ?? 0), 'RRU', 'dynamodbReadRequestUnit', 'measured', `${noop.meter.ddbRcu?.median} RRU per no-op reconcile; it writes nothing`),
-    line('catalogue: SPEC load at each proxy start', watchRuns * catalog.firstLoadRcuPerRollout, 'RRU', 'dynamodbReadRequestUnit', 'measured', `${round(catalog.firstLoadRcuPerRollout, 3)} RRU per rollout per start`),
   ]);
 
   const size = release.sizes.find((s) => s.replicas === RELEASE_REPLICAS);
@@ -142,6 +151,8 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
   const putItems = o.dynamodb.server.PutItem ?? 0;
   const requests = o.kubernetes.oursAlone.total + o.dynamodb.reconcileMeter['ddb.read'] + o.dynamodb.reconcileMeter['ddb.write'];
   const lambdaGbS = ((o.reconciles.totalWallMs.value + extra * noop.wallMs.median) / 1000) * reconcileFn.gb;
+  const watcher = watcherOfRelease(o.totalMs.value, infra.watcherSeconds ?? 0);
+  const watchFn = fn('watch-proxy');
   const perRelease = block([
     line('reconcile: Lambda requests', messages, 'invocations', 'lambdaRequest', 'measured + modelled', `one per message (batches of 5 may merge some): ${o.watchNotices} watch notices + ${o.reconciles.askedToRunAgain} follow-ups (every pass while pods move asks for a delayed re-run; follow-ups of follow-ups not counted) + ${sweepMessages} sweep message(s); ${reconciles} reconciles ran locally`),
     line('reconcile: Lambda duration', lambdaGbS, 'GB-s', 'lambdaArmGbSecond', 'measured + modelled', `${o.reconciles.totalWallMs.value} ms measured over ${reconciles} reconciles + ${extra} extra no-op passes × ${noop.wallMs.median} ms, at ${reconcileFn.memoryMb} MB`),
@@ -150,8 +161,26 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
     line('DynamoDB due-index writes', 2 * putItems, 'WRU', 'dynamodbWriteRequestUnit', 'modelled', `${putItems} STATE puts × 2 (dueAt changes: index delete + insert; dynalite does not report index writes)`),
     line('trigger queue (standard): watch notices + follow-ups', (o.watchNotices + o.reconciles.askedToRunAgain) * REQUESTS_PER_MESSAGE, 'requests', 'sqsStandardRequest', 'modelled', 'send + receive + delete per message'),
     line('work queue (FIFO): sweep ticks while active', sweepMessages * REQUESTS_PER_MESSAGE, 'requests', 'sqsFifoRequest', 'modelled', 'the release is due every tick while active'),
-    line('EventBridge: watch notices + transition events', o.watchNotices + o.transitionEvents, 'events', 'eventBridgeCustomEvent', 'measured', `${o.watchNotices} notices (local mode's ${release.watchTuning.windowMs} ms window; the deployed proxy coalesces over 1 s, so fewer) + ${o.transitionEvents} transitions`),
+    line('EventBridge: watch notices + transition events', o.watchNotices + o.transitionEvents, 'events', 'eventBridgeCustomEvent', 'measured', `${o.watchNotices} notices (local mode's ${release.watchTuning.windowMs} ms window; the deployed proxy coalesces over ${DEFAULT_WINDOW_MS} ms, so fewer) + ${o.transitionEvents} transitions`),
+    line('watcher: launches (asynchronous Invoke)', watcher.launches, 'invocations', 'lambdaRequest', 'modelled', `one watcher for ${round(watcher.seconds, 1)} s: the release's ${round(o.totalMs.value / 1000, 1)} s + ${IDLE_GRACE_MS / 1000} s without demand + half a ${CHECK_EVERY_MS / 1000} s check (shared/app/watcherDemand.ts); successors every ${infra.watcherSeconds} s − ${RENEW_BEFORE_MS / 1000} s overlap`),
+    line('watcher: Lambda duration', watcher.seconds * watchFn.gb + watcher.launches * (initMs('watch-proxy') / 1000) * watchFn.gb, 'GB-s', 'lambdaArmGbSecond', 'measured + modelled', `${round(watcher.seconds, 1)} s at ${watchFn.memoryMb} MB + a cold start per launch (median module init ${initMs('watch-proxy')} ms)`),
+    line('watcher lease: demand (one UpdateItem per pass that asks to run again) + claim', o.reconciles.askedToRunAgain + watcher.launches, 'WRU', 'dynamodbWriteRequestUnit', 'measured + modelled', `${o.reconciles.askedToRunAgain} passes asked to run again (measured) + ${watcher.launches} claim(s); one small item (shared/adapters/dynamodb/watcherLease.ts)`),
+    line('watcher lease: beats (strongly consistent GetItem)', watcher.beats, 'RRU', 'dynamodbReadRequestUnit', 'modelled', `one read per ${CHECK_EVERY_MS / 1000} s check`),
+    line('watcher lease: beats (heartbeat or release UpdateItem)', watcher.beats, 'WRU', 'dynamodbWriteRequestUnit', 'modelled', `one write per ${CHECK_EVERY_MS / 1000} s check`),
+    line('watcher: catalogue (first load, then a refresh every 30 s)', watcher.launches * catalog.firstRefreshRcu + (watcher.seconds / WATCH_PROXY_REFRESH_SECONDS) * catalog.steadyRefreshRcu, 'RRU', 'dynamodbReadRequestUnit', 'measured + modelled', `${catalog.firstRefreshRcu} RRU to load and ${catalog.steadyRefreshRcu} RRU per refresh with ${catalog.rollouts} managed rollouts (measured); one refresh per ${WATCH_PROXY_REFRESH_SECONDS} s`),
   ]);
+
+  const alwaysWatch = fnOf(always, 'watch-proxy');
+  const alwaysRuns = perMonth(always, 'watch-proxy');
+  const alwaysSeconds = alwaysWatch.timeoutSeconds - always.watchMarginSeconds;
+  const watchProxyAlways = block([
+    line('Scheduler invocations (watch-proxy)', alwaysRuns, 'invocations', 'schedulerInvocation', 'infra', always.schedules.filter((s) => s.target === 'watch-proxy').map((s) => s.expression).join(', ')),
+    line('watch-proxy: Lambda requests', alwaysRuns, 'invocations', 'lambdaRequest', 'infra', 'one per schedule tick'),
+    line('watch-proxy: Lambda duration', alwaysRuns * alwaysSeconds * alwaysWatch.gb, 'GB-s', 'lambdaArmGbSecond', 'infra', `each invocation watches until ${always.watchMarginSeconds} s before its ${alwaysWatch.timeoutSeconds} s timeout, at ${alwaysWatch.memoryMb} MB (overlapping watchers, by design)`),
+    line('watch-proxy: DynamoDB reads (catalogue refresh)', alwaysRuns * (1 + Math.floor(alwaysSeconds / WATCH_PROXY_REFRESH_SECONDS)) * catalog.emptyRefreshRcu, 'RRU', 'dynamodbReadRequestUnit', 'measured + modelled', `${catalog.emptyRefreshRcu} RRU per refresh (measured), one refresh per ${WATCH_PROXY_REFRESH_SECONDS} s`),
+  ]);
+  const noMaxConcurrency = round(infra.eventSources.reduce((n, es) => n + pollsPerMonth(IDLE_POLLERS_WITHOUT) * PRICES[es.queue.toLowerCase().includes('work') ? 'sqsFifoRequest' : 'sqsStandardRequest'].usd, 0), 4);
+
   return {
     pricesRecordedOn: PRICES_RECORDED_ON,
     prices: PRICES,
@@ -159,22 +188,39 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
     infra,
     catalogUnits: catalog,
     idleStackPerMonth: idle,
-    perManagedRolloutIdlePerMonth: perRollout,
-    resyncPerManagedRolloutPerMonth: { ...block(resyncLines), resyncsPerMonth: round(resyncsPerMonth, 1), resyncPeriodSeconds: infra.resyncPeriodSeconds },
+    perManagedRolloutIdlePerMonth: { ...perRollout, resyncsPerMonth: round(resyncsPerMonth, 1), resyncPeriodSeconds: infra.resyncPeriodSeconds },
     perRelease100Replicas: {
       ...perRelease,
-      inputs: { reconciles, messages, watchNotices: o.watchNotices, followUps: o.reconciles.askedToRunAgain, sweepMessages, transitionEvents: o.transitionEvents, releaseSeconds: o.totalMs.value / 1000 },
+      inputs: { reconciles, messages, watchNotices: o.watchNotices, followUps: o.reconciles.askedToRunAgain, sweepMessages, transitionEvents: o.transitionEvents, releaseSeconds: o.totalMs.value / 1000, watcherSeconds: round(watcher.seconds, 1), watcherBeats: watcher.beats },
       sensitivity: {
         lambdaUsdWithRoundTrips: round((lambdaGbS + ((requests * ROUND_TRIP_MS) / 1000) * reconcileFn.gb) * PRICES.lambdaArmGbSecond.usd, 8),
-        how: `modelled: the Lambda duration line if each of the ${requests} Kubernetes and DynamoDB requests took ${ROUND_TRIP_MS} ms more than on loopback`,
+        how: `modelled: the reconcile duration line if each of the ${requests} Kubernetes and DynamoDB requests took ${ROUND_TRIP_MS} ms more than on loopback`,
       },
     },
+    reactionWhileActive: deployedReactionModel(reaction, reconcile),
+    alternatives: {
+      idlePollsWithoutMaxConcurrencyUsd: noMaxConcurrency,
+      watchProxyAlwaysPerMonth: watchProxyAlways,
+      how: [
+        `SQS idle polls: kept at ${IDLE_POLLERS_WITH_MAX_CONCURRENCY} pollers per queue because each event source mapping sets MaximumConcurrency (reconcileConcurrency), which bounds the load on clusters and DynamoDB; without it Lambda may poll an idle queue with ${IDLE_POLLERS_WITHOUT} pollers ($${noMaxConcurrency}/month for both) but a burst could then take every concurrent execution of the account. A batching window would not save idle polls (the pollers long-poll either way), is not supported on FIFO queues, and would delay each reaction by up to its length.`,
+        `watchProxyMode always: watchers on a ${always.schedules.find((s) => s.target === 'watch-proxy')?.expression ?? '?'} schedule add $${watchProxyAlways.totalUsd.toFixed(2)}/month to the idle stack, and each start replays every managed workload (one notice and one no-op reconcile per rollout).`,
+      ],
+    },
     notIncluded: [
-      `${infra.alarms} CloudWatch alarms in infra (list price $0.10 per standard alarm-month, https://aws.amazon.com/cloudwatch/pricing/)`,
-      'CloudWatch Logs ingestion and storage, X-Ray traces (tracing is active), DynamoDB storage and PITR backups, data transfer',
+      `${infra.alarms} CloudWatch alarms in infra (list price $0.10 per standard alarm-month: $${(infra.alarms * 0.1).toFixed(2)}/month, https://aws.amazon.com/cloudwatch/pricing/)`,
+      'CloudWatch Logs ingestion and storage (every invocation logs a few lines; the sweep alone ~43,800 invocations a month), X-Ray traces (tracing is active), DynamoDB storage and PITR backups, data transfer',
+      'the reconcile\'s cold starts: a pass after the container was reclaimed pays its module init (measured in the coldstart area) once',
       'free tiers (Lambda 1M requests + 400k GB-s, SQS 1M requests, Scheduler 14M invocations per month) would cover most of the idle stack',
     ],
   };
+}
+
+/** How long the on-demand watcher of one release runs, in how many launches, with how many lease checks. */
+function watcherOfRelease(releaseMs: number, watcherSeconds: number): { seconds: number; launches: number; beats: number } {
+  const seconds = (releaseMs + IDLE_GRACE_MS + CHECK_EVERY_MS / 2) / 1000;
+  const each = Math.max(1, watcherSeconds - RENEW_BEFORE_MS / 1000);
+  const launches = watcherSeconds > 0 ? Math.max(1, Math.ceil((seconds - RENEW_BEFORE_MS / 1000) / each)) : 0;
+  return { seconds: watcherSeconds > 0 ? seconds + (launches - 1) * (RENEW_BEFORE_MS / 1000) : 0, launches, beats: watcherSeconds > 0 ? Math.ceil(seconds / (CHECK_EVERY_MS / 1000)) : 0 };
 }
 
 function line(what: string, quantity: number, unit: string, price: PriceName, basis: Basis, how: string): CostLine {
@@ -187,10 +233,13 @@ function block(lines: CostLine[]): CostBlock {
 
 function rows(r: CostModelResult): TableRow[] {
   const top = (b: CostBlock) => [...b.lines].sort((a, c) => c.usd - a.usd).slice(0, 2).map((l) => `${l.what} $${l.usd.toFixed(4)}`).join('; ');
+  const perRollout = r.perManagedRolloutIdlePerMonth;
+  const reaction = r.reactionWhileActive;
   return [
-    { area: 'cost', metric: 'idle stack, per month (nothing managed)', value: `$${r.idleStackPerMonth.totalUsd.toFixed(2)} (largest: ${top(r.idleStackPerMonth)})`, source: `model; prices of ${r.pricesRecordedOn}` },
-    { area: 'cost', metric: 'each managed rollout while idle, per month', value: `$${r.perManagedRolloutIdlePerMonth.totalUsd.toFixed(4)} (largest: ${top(r.perManagedRolloutIdlePerMonth)})`, source: 'model (measured no-op units)' },
-    { area: 'cost', metric: `of which the resync (${r.resyncPerManagedRolloutPerMonth.resyncsPerMonth} passes a month, every ${r.resyncPerManagedRolloutPerMonth.resyncPeriodSeconds} s)`, value: `$${r.resyncPerManagedRolloutPerMonth.totalUsd.toFixed(4)} per managed rollout (largest: ${top(r.resyncPerManagedRolloutPerMonth)})`, source: 'model (measured no-op resync units)' },
-    { area: 'cost', metric: `one release of a ${RELEASE_REPLICAS}-replica Deployment`, value: `$${r.perRelease100Replicas.totalUsd.toFixed(6)} (largest: ${top(r.perRelease100Replicas)})`, source: 'model (measured release units)' },
+    { area: 'cost', metric: 'idle stack, per month (nothing managed; alarms and logs not included)', value: `$${r.idleStackPerMonth.totalUsd.toFixed(2)} (largest: ${top(r.idleStackPerMonth)})`, source: `model; prices of ${r.pricesRecordedOn}` },
+    { area: 'cost', metric: `each managed rollout while idle, per month (its resync: ${perRollout.resyncsPerMonth} passes, every ${perRollout.resyncPeriodSeconds} s)`, value: `$${perRollout.totalUsd.toFixed(4)} (largest: ${top(perRollout)})`, source: 'model (measured no-op resync units)' },
+    { area: 'cost', metric: `one release of a ${RELEASE_REPLICAS}-replica Deployment (its on-demand watcher included)`, value: `$${r.perRelease100Replicas.totalUsd.toFixed(6)} (largest: ${top(r.perRelease100Replicas)})`, source: 'model (measured release units)' },
+    { area: 'cost', metric: 'not in the idle figure', value: r.notIncluded[0] ?? '', source: 'infra' },
+    { area: 'cost', metric: `reaction while a release moves pods, deployed shape: modelled p95 (goal ≤ ${reaction.goalMs} ms)`, value: `${reaction.p95Ms} ms (${reaction.parts.map((p) => `${p.what} ${round(p.ms, 1)}`).join(' + ')})`, source: 'model (measured parts + stated AWS hops)' },
   ];
 }

@@ -22,7 +22,7 @@ export const BUNDLE_HANDLER = 'index.handler';
 /**
  * esbuild options. ESM output because the code base is ESM (`"type": "module"`, ESM-only
  * @kubernetes/client-node, top-level await allowed), so the bundle runs with the module semantics
- * the tests run with. CJS dependencies inside an ESM bundle (undici) call require() for Node
+ * the tests run with. CJS dependencies inside an ESM bundle (hpagent, socks) call require() for Node
  * built-ins, which esbuild's ESM shim rejects ("Dynamic require of "stream" is not supported"),
  * hence the createRequire banner (middy and Powertools docs).
  */
@@ -44,11 +44,6 @@ export const LAMBDA_BUNDLING = {
   mainFields: ['module', 'main'],
   banner: "import { createRequire } from 'node:module';const require = createRequire(import.meta.url);",
   /**
-   * undici's own switch for bundlers (Node core builds its bundled undici with it): without it
-   * undici also carries its experimental Milo HTTP parser (two WASM builds, ~150 KB) next to llhttp.
-   */
-  define: { esbuildDetection: 'true' },
-  /**
    * The AWS SDK is bundled, not taken from the runtime: the versions locked in package-lock.json
    * are the ones the tests ran, and a bundled, minified SDK loads faster.
    */
@@ -68,7 +63,7 @@ export const BUNDLE_RUNTIME_ENV = { NODE_OPTIONS: '--enable-source-maps' } as co
  * reaches: all ~60 generated API classes, their ~750 model classes (each file assigns static
  * metadata to its own class, which counts as a side effect) and the exec/attach/cp helpers with
  * ws and tar — about 1.3 MB of a 3.2 MB bundle, none of which the functions use (they speak wire
- * JSON through KubeConfig's authentication and transport: shared/adapters/kubernetes/transport.ts).
+ * JSON through KubeConfig's authentication and Node's https: shared/adapters/kubernetes/transport.ts).
  * Its modules have no side effects beyond those on their own exports except polyfill.js (a
  * `File` global for Node 18), so we declare that here and esbuild drops whatever nothing imports.
  */
@@ -76,29 +71,36 @@ const kubernetesClientSideEffects: Plugin = {
   name: 'client-node-side-effects',
   setup(b) {
     b.onResolve({ filter: /./ }, async (args) => {
-      if (args.pluginData === SELF || !args.importer.includes('/node_modules/@kubernetes/client-node/')) return undefined;
-      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: SELF });
+      if (args.pluginData === OWN_RESOLVE || !args.importer.includes('/node_modules/@kubernetes/client-node/')) return undefined;
+      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: OWN_RESOLVE });
       if (resolved.errors.length > 0 || !resolved.path.includes('/node_modules/@kubernetes/client-node/dist/')) return undefined;
       if (resolved.path.endsWith('/polyfill.js')) return undefined;
       return { ...resolved, sideEffects: false };
     });
   },
 };
-const SELF = Symbol('client-node-side-effects');
+/** Marks the resolutions our plugins ask esbuild for themselves, which no plugin of ours handles again. */
+const OWN_RESOLVE = Symbol('resolved by a plugin of ours');
 
 /**
- * undici (client-node's HTTP client) is CommonJS, so esbuild cannot tree-shake it: its index
- * requires every dispatcher, interceptor, mock, cache store, WebSocket and EventSource (~740 KB).
- * client-node uses `Agent`, `ProxyAgent` and `fetch` only; the functions then carry those three
- * modules and what they require (~370 KB), the same code as through the index, evaluated on first
- * use (infra/undici-entry.cjs).
+ * undici (client-node's HTTP client) is not in the bundles: every request, watches included, goes
+ * over Node's https with KubeConfig's authentication (shared/adapters/kubernetes/transport.ts), so
+ * the only undici code the functions would carry is what client-node's config.js imports for
+ * methods we never call (applySecurityAuthentication, applyToFetchOptions: the generated API
+ * classes' and Watch's way in). undici is CommonJS, which esbuild cannot tree-shake: its index alone
+ * is ~740 KB, `Agent`, `ProxyAgent` and `fetch` ~370 KB, and evaluating them ~25 ms of a cold start.
+ * In its place, names that fail loudly if something ever reaches them (the Lambda-runtime test runs
+ * every bundle, test/integration/testbed.lambda-runtime.test.ts).
  */
-const undiciEntry: Plugin = {
-  name: 'undici-entry',
+const undiciAbsent: Plugin = {
+  name: 'undici-absent',
   setup(b) {
-    b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.includes('/node_modules/@kubernetes/client-node/')
-      ? { path: new URL('./undici-entry.cjs', import.meta.url).pathname }
-      : undefined));
+    b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.includes('/node_modules/@kubernetes/client-node/') ? { path: 'undici', namespace: 'undici-absent' } : undefined));
+    b.onLoad({ filter: /./, namespace: 'undici-absent' }, () => ({
+      loader: 'js',
+      contents: `const absent = (name) => { throw new Error('undici.' + name + ' is not in the Lambda bundles (infra/bundling.ts): use the transport of shared/adapters/kubernetes/transport.ts'); };
+for (const name of ['Agent', 'ProxyAgent', 'fetch']) Object.defineProperty(module.exports, name, { enumerable: true, get: () => absent(name) });`,
+    }));
   },
 };
 
@@ -158,9 +160,8 @@ export async function bundleEntry(entry: string, outdir: string, projectRoot = P
     sourcesContent: b.sourcesContent,
     mainFields: [...b.mainFields],
     banner: { js: b.banner },
-    define: { ...b.define },
     external: [...b.external],
-    plugins: [kubernetesClientSideEffects, undiciEntry, builtinsViaRequire],
+    plugins: [kubernetesClientSideEffects, undiciAbsent, builtinsViaRequire],
     metafile: true,
     logLevel: 'warning',
   });

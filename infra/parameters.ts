@@ -35,6 +35,46 @@ const clusterSchema = z.object({
 
 export type ClusterParameter = z.infer<typeof clusterSchema>;
 
+const ipv4Cidr = z.string().regex(/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/, 'an IPv4 CIDR such as 10.0.0.0/8');
+
+/** The reconcile function inside your VPC (to reach hook and gate targets and private apiservers). */
+const vpcSchema = z.object({
+  vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'a VPC id such as vpc-0123456789abcdef0'),
+  /** Private subnets, each with its Availability Zone (no lookup at synth). */
+  subnets: z.array(z.object({
+    subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'a subnet id such as subnet-0123456789abcdef0'),
+    availabilityZone: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/, 'an Availability Zone such as eu-west-1a'),
+    /** Its route table, for the DynamoDB gateway endpoint (needed when `endpoints` is true). */
+    routeTableId: z.string().regex(/^rtb-[0-9a-f]{8,17}$/, 'a route table id such as rtb-0123456789abcdef0').optional(),
+  }).strict()).min(1),
+  /** Outbound beyond HTTPS (443, always allowed): hook and gate targets on other ports. */
+  egress: z.array(z.object({ cidr: ipv4Cidr, port: z.number().int().min(1).max(65535) }).strict()).default([]),
+  /** Interface endpoints for every AWS API the reconcile calls; false when the subnets already reach them (NAT, shared endpoints). */
+  endpoints: z.boolean().default(true),
+}).strict().superRefine((v, ctx) => {
+  v.subnets.forEach((s, i) => {
+    if (v.endpoints && s.routeTableId === undefined) ctx.addIssue({ code: 'custom', path: ['subnets', i, 'routeTableId'], message: 'required with endpoints: the DynamoDB gateway endpoint is added to each subnet\'s route table' });
+  });
+});
+
+export type VpcParameter = z.infer<typeof vpcSchema>;
+
+const LAMBDA_FUNCTION_ARN = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[a-zA-Z0-9_-]{1,64}$/;
+const ALARM_ARN = /^arn:aws[a-z-]*:cloudwatch:[a-z0-9-]+:\d{12}:alarm:[^*]+\*?$/;
+const WORKSPACE_ARN = /^arn:aws[a-z-]*:aps:[a-z0-9-]+:\d{12}:workspace\/ws-[0-9a-zA-Z-]+$/;
+
+/** What hooks and gates may call: the reconcile role gets exactly these, nothing when empty. */
+const checksSchema = z.object({
+  /** Functions lambda hooks and gates invoke (any version or alias of each). */
+  lambdaFunctions: z.array(z.string().regex(LAMBDA_FUNCTION_ARN, 'a Lambda function ARN without qualifier')).default([]),
+  /** Alarms cloudwatchAlarm gates read; an ARN may end with "*" to cover a name prefix. */
+  cloudwatchAlarms: z.array(z.string().regex(ALARM_ARN, 'a CloudWatch alarm ARN (arn:aws:cloudwatch:<region>:<account>:alarm:<name>, a trailing * for a prefix)')).default([]),
+  /** Amazon Managed Prometheus workspaces prometheus gates query with SigV4. */
+  prometheusWorkspaces: z.array(z.string().regex(WORKSPACE_ARN, 'an AMP workspace ARN (arn:aws:aps:<region>:<account>:workspace/ws-…)')).default([]),
+}).strict();
+
+export type ChecksParameter = z.infer<typeof checksSchema>;
+
 export const WATCH_PROXY_MODES = ['on-demand', 'always', 'none'] as const;
 export type WatchProxyMode = (typeof WATCH_PROXY_MODES)[number];
 
@@ -50,6 +90,8 @@ const schema = z.object({
   reconcileConcurrency: z.coerce.number().int().min(2).max(1000),
   // At least the sweep's one-minute rate (shared/config.ts checks the same at cold start).
   resyncPeriodSeconds: z.coerce.number().int().min(60).max(86_400),
+  vpc: vpcSchema.optional(),
+  checks: checksSchema,
 });
 
 export interface DeployParameters {
@@ -88,6 +130,15 @@ export interface DeployParameters {
    * @default none: every caller with lambda:InvokeFunctionUrl may do everything
    */
   readonly apiAuthorization?: AuthorizationPolicy;
+  /**
+   * Run the reconcile function in these private subnets, with its own security group (HTTPS out,
+   * plus `egress`) and, unless `endpoints: false`, interface endpoints for the AWS APIs it calls
+   * (infra/constructs/ReconcileNetwork.ts): for http hooks and gates on private addresses.
+   * @default none: the function runs outside any VPC
+   */
+  readonly vpc?: VpcParameter;
+  /** What lambda hooks and gates, cloudwatchAlarm gates and AMP prometheus gates may call. @default nothing */
+  readonly checks: ChecksParameter;
 }
 
 export class DeployParameterError extends Error {
@@ -116,6 +167,8 @@ export function readDeployParameters(node: Node): DeployParameters {
     notificationEmail: node.tryGetContext('notificationEmail') || undefined,
     reconcileConcurrency: node.tryGetContext('reconcileConcurrency') ?? 10,
     resyncPeriodSeconds: node.tryGetContext('resyncPeriodSeconds') ?? DEFAULT_RESYNC_PERIOD_SECONDS,
+    vpc: fromJson(node.tryGetContext('vpc')) || undefined,
+    checks: fromJson(node.tryGetContext('checks')) ?? {},
   };
   const parsed = schema.safeParse(raw);
   const authorization = node.tryGetContext('apiAuthorization');

@@ -20,13 +20,15 @@ import { RolloutNotifications } from './constructs/RolloutNotifications.ts';
 import { DLQ_RETENTION, secureQueue } from './constructs/secureQueue.ts';
 import { StateTable } from './constructs/StateTable.ts';
 import { WakeSchedules } from './constructs/WakeSchedules.ts';
-import type { DeployParameters } from './parameters.ts';
+import { ReconcileNetwork } from './constructs/ReconcileNetwork.ts';
+import type { ChecksParameter, DeployParameters } from './parameters.ts';
 
 /** Source of our transition events (ROLLOUTS_EVENT_SOURCE). */
 export const EVENT_SOURCE = 'serverless-rollouts';
 /** Source of the watch-proxy's events (the sink derives it from ROLLOUTS_EVENT_SOURCE), routed to the trigger queue. */
 export const WATCH_EVENT_SOURCE = watchEventSource(EVENT_SOURCE);
 
+/** Hook and gate calls fit in it (shared/rollout/checkSchema.ts MAX_CALL_TIMEOUT_SECONDS). */
 const RECONCILE_TIMEOUT = Duration.seconds(30);
 /** The sweep's tick; each tick covers the resync turns of the minute before it. */
 const SWEEP_RATE = Duration.minutes(1);
@@ -81,6 +83,7 @@ export class ServerlessRolloutsStack extends Stack {
       [ENV.resyncPeriodSeconds]: String(params.resyncPeriodSeconds),
     };
 
+    const network = params.vpc ? new ReconcileNetwork(this, 'ReconcileNetwork', { vpc: params.vpc }) : undefined;
     const reconcile = new ControllerFunction(this, 'Reconcile', {
       name: 'reconcile',
       description: 'serverless-rollouts: reconcile one rollout per queue message (observe, plan, apply, persist)',
@@ -88,6 +91,7 @@ export class ServerlessRolloutsStack extends Stack {
       memorySize: 1024,
       timeout: RECONCILE_TIMEOUT,
       environment,
+      ...(network ? { network } : {}),
     });
     for (const queue of [queues.work, queues.trigger]) {
       reconcile.fn.addEventSource(new SqsEventSource(queue, {
@@ -102,6 +106,8 @@ export class ServerlessRolloutsStack extends Stack {
     reconcile.grant(putEvents(events.bus.eventBusArn, EVENT_SOURCE));
     // Wake-ups beyond SQS's 15-minute delay: one-off schedules in their own group.
     wakeSchedules.grantManage(reconcile.role);
+    // Hooks and gates: exactly the functions, alarms and workspaces the deploy parameters name.
+    grantChecks(reconcile, params.checks);
 
     const sweep = new ControllerFunction(this, 'Sweep', {
       name: 'sweep',
@@ -238,4 +244,29 @@ function putEvents(busArn: string, source: string): PolicyStatement {
     resources: [busArn],
     conditions: { StringEquals: { 'events:source': source } },
   });
+}
+
+/**
+ * lambda:InvokeFunction on the functions lambda hooks and gates name (each with its versions and
+ * aliases), cloudwatch:DescribeAlarms on the alarms, aps:QueryMetrics on the AMP workspaces.
+ */
+function grantChecks(fn: ControllerFunction, checks: ChecksParameter): void {
+  if (checks.lambdaFunctions.length > 0) {
+    fn.grant(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: checks.lambdaFunctions.flatMap((arn) => [arn, `${arn}:*`]) }));
+  }
+  if (checks.cloudwatchAlarms.length > 0) {
+    fn.grant(new PolicyStatement({ actions: ['cloudwatch:DescribeAlarms'], resources: [...checks.cloudwatchAlarms] }));
+  }
+  if (checks.prometheusWorkspaces.length > 0) {
+    fn.grant(new PolicyStatement({ actions: ['aps:QueryMetrics'], resources: [...checks.prometheusWorkspaces] }));
+  }
+  const patterns = [...checks.lambdaFunctions.map((arn) => `${arn}:*`), ...checks.cloudwatchAlarms.filter((arn) => arn.endsWith('*'))];
+  for (const pattern of patterns) {
+    Validations.of(fn.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${pattern}]`,
+      reason: /:lambda:/.test(pattern)
+        ? 'The versions and aliases of a function the deploy parameter checks.lambdaFunctions names: hooks and gates may invoke a qualifier (a published version or an alias).'
+        : 'An alarm name prefix the deploy parameter checks.cloudwatchAlarms names on purpose: the gates read the alarms whose names start with it.',
+    });
+  }
 }

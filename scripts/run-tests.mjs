@@ -43,7 +43,13 @@ const args = [
 // below only ever reports this run's processes, never another run's on the same machine.
 const runId = randomUUID();
 const summaryFile = path.join(os.tmpdir(), `rollouts-test-summary-${runId}.json`);
-const run = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ROLLOUTS_TEST_RUN_ID: runId, ROLLOUTS_TEST_SUMMARY_FILE: summaryFile } });
+// What test files of this run share (the synthesized stack with its bundles: test/support/aws/cloudAssembly.ts).
+const sharedDir = path.join(os.tmpdir(), `rollouts-test-shared-${runId}`);
+const run = spawnSync(process.execPath, args, {
+  stdio: 'inherit', cwd: root,
+  env: { ...process.env, ROLLOUTS_TEST_RUN_ID: runId, ROLLOUTS_TEST_SUMMARY_FILE: summaryFile, ROLLOUTS_TEST_SHARED_DIR: sharedDir },
+});
+rmSync(sharedDir, { recursive: true, force: true });
 
 // No process left behind: a test-bed process that outlives its test file is a harness bug (a
 // missing stop(), a lost exit hook) and would leak into the next run, so it fails the run.

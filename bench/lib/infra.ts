@@ -23,21 +23,27 @@ export interface InfraValues {
   source: string;
   functions: Record<string, InfraFunction>;
   schedules: InfraSchedule[];
-  eventSources: { queue: string; batchSize: number; maxConcurrency: number | null }[];
+  eventSources: { queue: string; batchSize: number; maxConcurrency: number | null; batchingWindowSeconds: number | null }[];
   alarms: number;
   /** watch-proxy: it stops this long before its timeout (shared/config.ts default). */
   watchMarginSeconds: number;
   /** Every managed rollout is reconciled at least this often (ROLLOUTS_RESYNC_PERIOD_SECONDS of the sweep). */
   resyncPeriodSeconds: number;
+  /** How the watch-proxy runs: launched by the reconcile while releases move pods, or on a schedule. */
+  watchProxyMode: 'on-demand' | 'always' | 'none';
+  /** on-demand: how long one launched watcher runs at most (the reconcile's ROLLOUTS_WATCHER_SECONDS). */
+  watcherSeconds: number | null;
 }
 
 export const HOURS_PER_MONTH = 730;
 
-export function readInfra(): InfraValues {
-  const { template } = synth();
+/** `context`: deploy parameters (CDK context) other than the defaults, e.g. { watchProxyMode: 'always' }. */
+export function readInfra(context: Record<string, unknown> = {}): InfraValues {
+  const { template } = synth(context);
   const functions: Record<string, InfraFunction> = {};
   const idOf: Record<string, FunctionName> = {};
   let sweepEnv: Record<string, string> = {};
+  let reconcileEnv: Record<string, string> = {};
   for (const [id, r] of Object.entries(resources(template, 'AWS::Lambda::Function'))) {
     const name = FUNCTION_NAMES.find((n) => id.startsWith(`${pascal(n)}Function`));
     if (!name) continue;
@@ -45,6 +51,7 @@ export function readInfra(): InfraValues {
     functions[name] = { name, memoryMb: p.MemorySize, timeoutSeconds: p.Timeout, architecture: p.Architectures?.[0] ?? 'x86_64' };
     idOf[id] = name;
     if (name === 'sweep') sweepEnv = p.Environment?.Variables ?? {};
+    if (name === 'reconcile') reconcileEnv = p.Environment?.Variables ?? {};
   }
   const schedules: InfraSchedule[] = [];
   for (const r of Object.values(resources(template, 'AWS::Scheduler::Schedule'))) {
@@ -54,8 +61,8 @@ export function readInfra(): InfraValues {
     schedules.push({ target, expression: p.ScheduleExpression, perMonth: (HOURS_PER_MONTH * 3600) / rateSeconds(p.ScheduleExpression) });
   }
   const eventSources = Object.values(resources(template, 'AWS::Lambda::EventSourceMapping')).map((r) => {
-    const p = r.Properties as { BatchSize: number; EventSourceArn: { 'Fn::GetAtt'?: [string, string] }; ScalingConfig?: { MaximumConcurrency?: number } };
-    return { queue: p.EventSourceArn['Fn::GetAtt']?.[0] ?? '?', batchSize: p.BatchSize, maxConcurrency: p.ScalingConfig?.MaximumConcurrency ?? null };
+    const p = r.Properties as { BatchSize: number; EventSourceArn: { 'Fn::GetAtt'?: [string, string] }; ScalingConfig?: { MaximumConcurrency?: number }; MaximumBatchingWindowInSeconds?: number };
+    return { queue: p.EventSourceArn['Fn::GetAtt']?.[0] ?? '?', batchSize: p.BatchSize, maxConcurrency: p.ScalingConfig?.MaximumConcurrency ?? null, batchingWindowSeconds: p.MaximumBatchingWindowInSeconds ?? null };
   });
   const config = loadConfig({
     ROLLOUTS_TABLE_NAME: 'bench', ROLLOUTS_QUEUE_URL: 'https://q.invalid/q.fifo', ROLLOUTS_TRIGGER_QUEUE_URL: 'https://q.invalid/t', ROLLOUTS_EVENT_BUS_NAME: 'bench',
@@ -69,6 +76,8 @@ export function readInfra(): InfraValues {
     alarms: Object.keys(resources(template, 'AWS::CloudWatch::Alarm')).length,
     watchMarginSeconds: config.watchMarginSeconds,
     resyncPeriodSeconds: config.resyncPeriodSeconds,
+    watchProxyMode: !functions['watch-proxy'] ? 'none' : reconcileEnv[ENV.watchProxyFunction] !== undefined ? 'on-demand' : 'always',
+    watcherSeconds: reconcileEnv[ENV.watcherSeconds] === undefined ? null : Number(reconcileEnv[ENV.watcherSeconds]),
   };
 }
 

@@ -1,5 +1,6 @@
-// README's "## Benchmarks" section, rewritten from the results file after a full run so the figures
-// there are always the run's own. Only that section is touched (up to the next "## " heading).
+// README's "## Benchmarks" section, rewritten from the results file after every run, so the figures
+// there are always latest.json's own, each area with the date it was measured. Only that section is
+// touched (up to the next "## " heading).
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { TableRow } from './area.ts';
 import type { MachineInfo } from './machine.ts';
@@ -45,7 +46,7 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   measured units, with the stack's memory sizes, timeouts and schedules read from the synthesized
   CDK template. Each line is marked measured, infra or modelled (assumptions stated in the JSON).`;
 
-export function updateReadme(file: string, opts: { generatedAt: string; machine: MachineInfo; durationSeconds: number; table: TableRow[] }): void {
+export function updateReadme(file: string, opts: { generatedAt: string; machine: MachineInfo; durationSeconds: number; table: TableRow[]; measuredAt: Record<string, string> }): void {
   const text = readFileSync(file, 'utf8');
   const m = opts.machine;
   const section = [
@@ -54,10 +55,11 @@ export function updateReadme(file: string, opts: { generatedAt: string; machine:
     '`npm run bench` runs every benchmark area (≤ 15 minutes on 2 cores), writes `bench/results/latest.json`',
     '(machine, Node version, date, git commit, every figure with its unit; dated copies stay out of git) and',
     'prints the table below. `npm run bench -- --only sweep,coldstart` re-runs some areas (reconcile,',
-    'reaction, release, triggers, sweep, coldstart, cost) and keeps the others from `latest.json`; a full run also',
-    'rewrites this section. Benchmarks are never assertions in `npm test`.',
+    'reaction, release, triggers, sweep, coldstart, cost) and keeps the others from `latest.json`; every run',
+    'rewrites this section from `latest.json`. Benchmarks are never assertions in `npm test`.',
     '',
-    `Last full run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,
+    `Last run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,
+    `Each area as last measured: ${Object.entries(opts.measuredAt).map(([area, at]) => `${area} ${at.slice(0, 10)}`).join(', ')}.`,
     '',
     renderTable(opts.table, true),
     '',

@@ -5,9 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AssetHashType, DockerImage, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { Duration } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement as Statement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -45,6 +46,8 @@ export interface ControllerFunctionProps {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** CloudWatch namespace of the Powertools (EMF) metrics. @default METRICS_NAMESPACE ('ServerlessRollouts') */
   readonly metricsNamespace?: string;
+  /** Run in these subnets of a VPC with this security group (infra/constructs/ReconcileNetwork.ts). @default no VPC */
+  readonly network?: { vpc: IVpc; subnets: SubnetSelection; securityGroup: ISecurityGroup };
 }
 
 export class ControllerFunction extends Construct {
@@ -79,6 +82,7 @@ export class ControllerFunction extends Construct {
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      ...(props.network ? { vpc: props.network.vpc, vpcSubnets: props.network.subnets, securityGroups: [props.network.securityGroup] } : {}),
       retryAttempts: props.retryAttempts,
       environment: {
         ...props.environment,
@@ -90,6 +94,8 @@ export class ControllerFunction extends Construct {
       },
     });
 
+    if (props.network) this.grantNetworkInterfaces(props.network);
+
     Validations.of(this.fn).acknowledge({
       id: 'AwsSolutions-L1',
       reason: 'Pinned to nodejs22.x on purpose: the Node 22 toolchain (node@22 devDependency, engines >=22.12) is what the tests run, '
@@ -98,7 +104,32 @@ export class ControllerFunction extends Construct {
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, '
-        + 'so AWS requires Resource "*" (the only wildcard statement of this role).',
+        + (props.network
+          ? 'nor do ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets, which Lambda needs to attach the function to its VPC, so AWS requires Resource "*" for these four.'
+          : 'so AWS requires Resource "*" (the only wildcard statement of this role).'),
+    });
+  }
+
+  /**
+   * What Lambda needs to attach the function to its subnets (the managed
+   * AWSLambdaVPCAccessExecutionRole, narrowed): network interfaces created only in these subnets with
+   * this security group; the Describe calls have no resource-level permissions.
+   */
+  private grantNetworkInterfaces(network: NonNullable<ControllerFunctionProps['network']>): void {
+    const { region, account, partition } = Stack.of(this);
+    const arn = (resource: string) => `arn:${partition}:ec2:${region}:${account}:${resource}`;
+    const subnetIds = network.subnets.subnets?.map((s) => s.subnetId) ?? [];
+    this.grant(new Statement({
+      actions: ['ec2:CreateNetworkInterface'],
+      resources: [arn('network-interface/*'), ...subnetIds.map((id) => arn(`subnet/${id}`)), arn(`security-group/${network.securityGroup.securityGroupId}`)],
+    }));
+    this.grant(new Statement({ actions: ['ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'], resources: [arn('network-interface/*')] }));
+    this.grant(new Statement({ actions: ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'], resources: ['*'] }));
+    const literal = (v: string, placeholder: string) => (Token.isUnresolved(v) ? placeholder : v);
+    Validations.of(this.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:${literal(partition, '<AWS::Partition>')}:ec2:${literal(region, '<AWS::Region>')}:${literal(account, '<AWS::AccountId>')}:network-interface/*]`,
+      reason: 'Lambda creates and deletes the function\'s network interfaces itself, with names not known in advance; creation is limited to the '
+        + 'subnets and the security group of the deploy parameter vpc.',
     });
   }
 

@@ -5,11 +5,12 @@
 import type { RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
+import { WORKLOAD_RESOURCES } from './kubeResources.ts';
 import { LazyClusterProvider, registeredClusterProviderLoader, type ClusterProviderLoader } from './lazyClusterProvider.ts';
 
 export interface ApiBuildOptions extends CoreBuildOptions {
   /** Extra cluster-provider settings (tests: static bearer tokens for a local control plane). */
-  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
+  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry' | 'resources'>;
   /** Replaces the loader of the cluster provider (tests); default: import the Kubernetes adapter. */
   loadClusters?: ClusterProviderLoader;
 }
@@ -17,7 +18,7 @@ export interface ApiBuildOptions extends CoreBuildOptions {
 export function buildApiDeps(config: Config, opts: ApiBuildOptions = {}): CoreDeps {
   const core = buildCoreDeps(config, opts);
   const { clock, meter, store } = core;
-  const load = opts.loadClusters ?? registeredClusterProviderLoader({ clock, meter, ...opts.clusterOptions, registry: store });
+  const load = opts.loadClusters ?? registeredClusterProviderLoader({ clock, meter, ...opts.clusterOptions, registry: store, resources: WORKLOAD_RESOURCES });
   return { ...core, api: { ...core.api, clusters: new LazyClusterProvider(load) } };
 }
 

@@ -9,12 +9,14 @@ import { DynamoWatcherLease } from '../adapters/dynamodb/watcherLease.ts';
 import { LambdaWatcherLauncher } from '../adapters/lambda/watcherLauncher.ts';
 import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
+import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
 import { loadConfig, type Config } from '../config.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
 import type { WatchClusters } from '../watch/types.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
+import { WORKLOAD_RESOURCES } from './kubeResources.ts';
 import type { WatcherDemandDeps, WatcherLauncher } from './watcherDemand.ts';
 
 export interface AppDeps extends CoreDeps {
@@ -32,7 +34,7 @@ export interface AppDeps extends CoreDeps {
 export interface BuildOptions extends CoreBuildOptions {
   clients?: CoreBuildOptions['clients'] & { eventBridge?: EventBridgeClient; scheduler?: SchedulerClient };
   /** Extra cluster-provider settings (tests: static bearer tokens for a local control plane). */
-  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry'>;
+  clusterOptions?: Omit<RegisteredClusterProviderOptions, 'registry' | 'resources'>;
   /** Replaces the Lambda launcher of the on-demand watcher (tests). */
   watcherLauncher?: WatcherLauncher;
 }
@@ -41,7 +43,7 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
   const core = buildCoreDeps(config, opts);
   const { clock, meter, store } = core;
   const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient({});
-  const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store });
+  const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store, resources: WORKLOAD_RESOURCES });
   const events = new EventBridgePublisher({ client: eventBridge, eventBusName: config.eventBusName, source: config.eventSource, meter });
   const wakeups = config.wakeScheduleGroup && config.wakeScheduleRoleArn && config.triggerQueueArn
     ? new SchedulerWakeups({
@@ -63,7 +65,7 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
     watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),
-    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter },
+    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter, calls: new AdapterCallRunner({ clock, kubeConfig: (cluster) => clusters.kubeConfig(cluster) }) },
   };
 }
 

@@ -1,5 +1,5 @@
 // The port to one cluster's watch API, SDK-free: what the watch-proxy (shared/watch) consumes and
-// the Kubernetes adapter (shared/adapters/kubernetes/watcher.ts) implements over client-node.
+// the Kubernetes adapter (shared/adapters/kubernetes/watcher.ts) implements over Node's https.
 import type { KubeObject } from './types.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';

@@ -14,6 +14,7 @@ import { localDynamoClient, startEmbeddedDynamo } from '../adapters/dynamodb/emb
 import { ensureTable } from '../adapters/dynamodb/table.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
 import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from '../adapters/kubernetes/kubeconfigProvider.ts';
+import { declaredResources } from '../adapters/kubernetes/kinds.ts';
 import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
 import type { ApiDeps } from '../api/types.ts';
 import { SUPPORTED_KINDS } from '../app/coreDeps.ts';
@@ -21,6 +22,7 @@ import { ConfigError, RolloutsError } from '../errors.ts';
 import { Meter } from '../reconcile/meter.ts';
 import type { Clock } from '../reconcile/ports.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
+import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
@@ -116,10 +118,11 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     cleanups.push({ what: 'DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
-    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter });
+    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter, resources: declaredResources(Object.values(LOCAL_DRIVERS)) });
     const missing = SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]);
     if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
-    const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter };
+    const calls = new AdapterCallRunner({ clock, kubeConfig: async () => clusters.kubeConfig });
+    const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter, calls };
 
     const queue = new LocalKeyedQueue(
       reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
@@ -210,7 +213,7 @@ interface ClusterTarget {
   cluster: LocalCluster;
   sandbox: Sandbox | null;
   /** What the engine uses: the sandbox's least-privilege user, or the user's own kubeconfig. */
-  engine: KubeconfigClusterProviderOptions;
+  engine: Omit<KubeconfigClusterProviderOptions, 'resources'>;
   /** Written to `<data dir>/kubeconfig` for kubectl. */
   userKubeconfig: string;
 }

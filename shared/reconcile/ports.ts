@@ -4,6 +4,7 @@
 // modules (shared/kube/cluster.ts, shared/clock.ts) and are re-exported here for the pipeline's users.
 import type { KubeObject, KubeWrite, ObjectRef } from '../kube/types.ts';
 import type { Cause } from '../rollout/cause.ts';
+import type { Invocation, InvocationResult } from '../rollout/checkTypes.ts';
 import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 
 export type { Clock } from '../clock.ts';
@@ -93,6 +94,16 @@ export interface StateStore {
   putCluster(reg: ClusterRegistration): Promise<void>;
   getCluster(name: string): Promise<ClusterRegistration | null>;
   listClusters(): Promise<ClusterRegistration[]>;
+}
+
+// ---- Hook and gate calls ----------------------------------------------------------------------
+
+/**
+ * Makes the hook and gate calls a plan asked for (shared/adapters/checks/runner.ts) and answers
+ * each with its outcome; never throws for a call that fails (that is an outcome).
+ */
+export interface CallRunner {
+  run(cluster: string, namespace: string, calls: readonly Invocation[]): Promise<InvocationResult[]>;
 }
 
 // ---- Events and queue -------------------------------------------------------------------------

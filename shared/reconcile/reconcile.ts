@@ -11,13 +11,15 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, ForbiddenError, NotFoundError, TerminalError, TransientError, UnauthorizedError, ValidationError, type RolloutsError } from '../errors.ts';
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
-import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, WorkloadKind } from '../rollout/types.ts';
+import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec, WorkloadKind } from '../rollout/types.ts';
 import { TEMPLATE_CHANGE_REASON } from '../workloads/common/templateChange.ts';
 import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from './meter.ts';
 import { recordUnreachable } from './unreachable.ts';
-import type { Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore, StoredState } from './ports.ts';
+import type { CallRunner, Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore, StoredState } from './ports.ts';
+import { makeCalls } from './calls.ts';
+import { podViews } from '../workloads/common/podViews.ts';
 import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
 
@@ -31,9 +33,11 @@ export interface ReconcileDeps {
   clock: Clock;
   /** Counts requests of this pass; the adapters must have been built with the same meter. */
   meter?: Meter;
+  /** Makes hook and gate calls (shared/adapters/checks); a Rollout with hooks or gates needs it. */
+  calls?: CallRunner;
   /**
    * Test hook: called (and awaited) at each crash point: 'observed', 'wrote:<i>', 'before-persist',
-   * 'after-persist'. Throwing simulates the process dying there; awaiting lets a test act as a
+   * 'after-persist', and around hook and gate calls 'calls-started', 'called', 'calls-recorded'. Throwing simulates the process dying there; awaiting lets a test act as a
    * concurrent writer at exactly that moment (bump a resourceVersion, record a command).
    */
   crashPoint?: (point: string) => void | Promise<void>;
@@ -69,6 +73,8 @@ const RETRY_SECONDS = 1;
  * template for a `release` command is followed by the pass that starts the release.
  */
 const AFTER_WRITE_SECONDS = 1;
+/** After hook or gate outcomes were recorded: the pass that acts on them. */
+const CALLS_RECORDED_SECONDS = 0.1;
 /** After a transient fault without a Retry-After hint. */
 const TRANSIENT_RETRY_SECONDS = 2;
 /** Longest Retry-After a pass passes on as its requeue. */
@@ -163,7 +169,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
       // An unregistered cluster (or one registered without a way in) stays so until someone registers it.
       throw err instanceof NotFoundError ? new TerminalError(err.message, { cause: err }) : err;
     });
-    observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now());
+    observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now(), { pods: podLevel(spec) });
   } catch (err) {
     // The reason says so (unreachable.ts); the error still fails the pass: retried, or Degraded when terminal.
     if (!isTerminal(err)) await recordUnreachable(deps, key, spec, state, version, err);
@@ -171,7 +177,9 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   }
   await crash('observed');
 
-  const view = driver.view(observation);
+  let view = driver.view(observation);
+  // Pod hooks and the per-pod update timeout look at pods one by one.
+  if (podLevel(spec)) view = { ...view, pods: podViews(driver.revisionMembers(observation)) };
   let planned: PlanResult = plan(spec, state, view, deps.clock.now());
   let writes = driver.writes(observation, planned.actions, view);
   let refusedAt: number | null = null;
@@ -216,7 +224,20 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     await crash('after-persist');
     progress.state = state;
     progress.version = version;
-    await flushOutbox(deps, key, state, outbox, version);
+    const flushed = await flushOutbox(deps, key, state, outbox, version);
+    // Hook and gate calls below write STATE again, on what the flush left; not on a STATE someone changed since.
+    if (flushed !== null) ({ state, version } = flushed);
+    else if (planned.invocations.length > 0) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
+  }
+  if (planned.invocations.length > 0) {
+    const persist = async (next: ReleaseState, outbox: Outbox, base: StoredState): Promise<StoredState> => {
+      const saved = await saveStateKeepingCommands(deps.store, key, { state: next, outbox }, base);
+      return (await flushOutbox(deps, key, saved.state, outbox, saved.version)) ?? saved;
+    };
+    const called = await makeCalls(spec, deps, planned.invocations, { state, version, outbox: EMPTY_OUTBOX }, persist);
+    if (called.version === null) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
+    // The outcomes are recorded: the next pass plans from them at once.
+    return result('progressed', { phase: called.state.phase, requeueSeconds: CALLS_RECORDED_SECONDS, wakeAt: called.state.nextWakeAt, writes: writes.length });
   }
   if (planned.removed) {
     await deps.store.deleteRollout(key);
@@ -228,6 +249,11 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     wakeAt: planned.wakeAt,
     writes: writes.length,
   });
+}
+
+/** Pod hooks and the per-pod update timeout see pods one by one. */
+function podLevel(spec: RolloutSpec): boolean {
+  return spec.lifecycle !== undefined || (spec.podUpdateTimeoutSeconds ?? null) !== null;
 }
 
 /**

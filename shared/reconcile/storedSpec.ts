@@ -14,6 +14,17 @@ const pause = z.discriminatedUnion('type', [
   z.object({ type: z.literal('none') }),
 ]);
 
+const seconds = z.number().min(0);
+const gate = z.object({
+  name: z.string().min(1),
+  provider: z.object({ kind: z.enum(['http', 'lambda', 'cloudwatchAlarm', 'prometheus']) }),
+  intervalSeconds: seconds, initialDelaySeconds: seconds, count: z.number().int().min(1), failureLimit: z.number().int().min(0),
+  consecutiveErrorLimit: z.number().int().min(0), timeoutSeconds: seconds,
+});
+const hook = z.object({
+  target: z.object({ kind: z.enum(['exec', 'http', 'lambda']) }), timeoutSeconds: seconds, retries: z.number().int().min(0), backoffSeconds: seconds,
+}).nullable();
+
 /** Not strict: a newer version may add fields, which this one ignores. */
 const storedSpec = z.object({
   cluster: z.string().min(1),
@@ -22,13 +33,15 @@ const storedSpec = z.object({
   apiVersion: z.string().min(1),
   workloadRef: z.object({ apiVersion: z.string().min(1), kind: z.enum(WORKLOAD_KINDS), name: z.string().min(1) }),
   paused: z.boolean(),
-  steps: z.array(z.object({ replicas: intOrPercent, pause })).min(1),
+  steps: z.array(z.object({ replicas: intOrPercent, pause, gates: z.array(gate).optional() })).min(1),
   failureThreshold: intOrPercent.nullable(),
   progressDeadlineSeconds: z.number().positive().nullable(),
   rollbackOnFailure: z.boolean(),
   windows: z.array(z.object({ days: z.array(z.enum(WEEKDAYS)).min(1), start: z.string(), end: z.string(), timeZone: z.string().min(1) })),
   startAt: z.string().nullable(),
   deploymentStrategy: z.enum(DEPLOYMENT_STRATEGIES).nullable(),
+  lifecycle: z.object({ preUpdate: hook, postUpdate: hook }).optional(),
+  podUpdateTimeoutSeconds: z.number().positive().nullable().optional(),
 });
 
 /** The stored spec as it is, or a TerminalError naming what is wrong with it. */

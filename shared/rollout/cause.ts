@@ -5,12 +5,12 @@
 
 /**
  * What a waiting or failed state waits on. Pod-level kinds come from the driver's view (blockers);
- * the others from the release itself. `Gate` is reserved for metric gates (issue 12): `object` names
- * the gate, `detail` its last value.
+ * the others from the release itself. `Gate`: a step's gate (`object` gate/<name>, `detail` its
+ * last value); `Hook`: a pod hook (`object` the pod, `detail` the hook's state and its last output).
  */
 export const CAUSE_KINDS = [
   'PodNotReady', 'PodUnschedulable', 'ReplicaFailure', 'Budget', 'PodsMoving', 'Handover',
-  'Approval', 'TimedPause', 'Window', 'ScheduledStart', 'Gate', 'Paused', 'Failed',
+  'Approval', 'TimedPause', 'Window', 'ScheduledStart', 'Gate', 'Hook', 'Paused', 'Failed',
   'Contract', 'WorkloadMissing', 'ClusterUnreachable', 'Deleting', 'WorkloadPaused', 'ManualDeletion', 'CannotProceed',
 ] as const;
 export type CauseKind = (typeof CAUSE_KINDS)[number];

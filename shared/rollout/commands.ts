@@ -71,6 +71,10 @@ function applyOne(d: Draft, cmd: Command): void {
       rel.stepState = 'Upgrading';
       rel.stepStartedAt = d.now.toISOString();
       rel.stepReadyAt = null;
+      // A retry gives failed hooks new attempts and the step's gates a fresh analysis.
+      if (rel.hooks) rel.hooks = Object.fromEntries(Object.entries(rel.hooks).filter(([, r]) => r.status !== 'Failed'));
+      rel.gates = null;
+      rel.failedBecause = null;
       d.emit(EVENT.Retried, `step ${rel.stepIndex + 1} retried by ${cmd.by}`, cmd.by);
       return;
     case 'abort':

@@ -1,12 +1,15 @@
 // The mutable working copy one `plan` call builds up: the next state, the actions, the events and
 // the wake-ups. Kept separate so the planner's steps (commands, detection, progression) share it.
 import { EVENT, rolloutEvent, type EventType } from './events.ts';
+import type { Invocation } from './checkTypes.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
-/** A batch only someone else can move: the workload's own pause, or the user's deletions (Manual OnDelete). */
+/** A batch only someone else can move: the workload's own pause, the user's deletions (Manual OnDelete), a pod hook. */
 export interface Waiting {
-  kind: 'WorkloadPaused' | 'ManualDeletion';
+  kind: 'WorkloadPaused' | 'ManualDeletion' | 'Hook';
   text: string;
+  /** What it waits on when it is not the workload itself (the pod of a hook). */
+  object?: string;
 }
 
 /** The soonest a requeue asks for: never a busy loop. */
@@ -17,6 +20,8 @@ export class Draft {
   readonly actions: Action[] = [];
   /** Actions requested by commands (template changes); applied after the hold is in place. */
   readonly commandActions: Action[] = [];
+  /** Hook and gate calls due now (hooks.ts, gates.ts). */
+  readonly invocations: Invocation[] = [];
   readonly events: ReturnType<typeof rolloutEvent>[] = [];
   private readonly wakeTimes: number[] = [];
   requeueSeconds: number | null = null;

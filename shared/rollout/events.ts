@@ -34,6 +34,15 @@ export const EVENT = {
   CommandIgnored: 'Command Ignored',
   ClusterUnreachable: 'Cluster Unreachable',
   ClusterReachable: 'Cluster Reachable',
+  /** A pod hook's outcome (hooks.ts): each attempt leaves one of these three in the history. */
+  HookSucceeded: 'Hook Succeeded',
+  HookAttemptFailed: 'Hook Attempt Failed',
+  HookFailed: 'Hook Failed',
+  /** A step's gates (gates.ts): analysis began, a check said no, a gate passed or failed. */
+  AnalysisStarted: 'Analysis Started',
+  GateCheckFailed: 'Gate Check Failed',
+  GatePassed: 'Gate Passed',
+  GateFailed: 'Gate Failed',
 } as const;
 export type EventType = (typeof EVENT)[keyof typeof EVENT];
 

@@ -8,6 +8,7 @@ import { stepTarget } from './arithmetic.ts';
 import { isWindowOpen, nextOpeningWindow, wallClockLabel, WINDOW_SEARCH_DAYS } from './windows.ts';
 import type { Release, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 import type { Waiting } from './draft.ts';
+import { analysisText } from './gates.ts';
 
 export interface Reason {
   message: string;
@@ -30,12 +31,15 @@ export function explain(spec: RolloutSpec, s: ReleaseState, view: WorkloadView, 
     if (s.refusal) return reason(s.refusal, cause('Failed', 'release', s.refusal));
     const last = s.lastRelease;
     if (!last) return reason(s.stableRevision ? `stable at revision ${s.stableRevision}` : 'waiting for the workload to finish its native rollout', null);
+    // A release a gate, a hook or a pod timeout failed says why even once rolled back.
+    if (last.failedBecause && s.phase === 'Failed') return reason(`${last.kind} ${last.id} failed: ${last.failedBecause.message}; stable at revision ${s.stableRevision}`, last.failedBecause.cause);
     return reason(`${last.kind} ${last.id} ${s.phase.toLowerCase()}: stable at revision ${s.stableRevision}`, null);
   }
-  if (rel.failure) return reason(`failed: ${rel.failure}`, cause('Failed', `step/${rel.stepIndex + 1}`, rel.failure, { since: failedAt(spec, rel) }));
+  if (rel.failure) return reason(`failed: ${rel.failure}`, rel.failedBecause?.cause ?? cause('Failed', `step/${rel.stepIndex + 1}`, rel.failure, { since: failedAt(spec, rel) }));
   if (rel.kind !== 'release' || rel.finalizing) {
-    const base = rel.kind === 'undo' ? `undo to revision ${rel.targetRevision}` : rel.kind === 'rollback' ? `rolling back to revision ${rel.targetRevision}` : 'finishing: last pods moving, then handing back to the native controller';
-    if (waiting !== null) return reason(`${base}: ${waiting.text}`, cause(waiting.kind, workload, waiting.text));
+    const after = rel.failedBecause ? ` after: ${rel.failedBecause.message}` : '';
+    const base = rel.kind === 'undo' ? `undo to revision ${rel.targetRevision}` : rel.kind === 'rollback' ? `rolling back to revision ${rel.targetRevision}${after}` : 'finishing: last pods moving, then handing back to the native controller';
+    if (waiting !== null) return reason(`${rel.finalizing && rel.kind === 'release' ? 'finishing' : base}: ${waiting.text}`, cause(waiting.kind, waiting.object ?? workload, waiting.text));
     const pods = blockerReason(view, rel, now);
     if (pods) return reason(`${base}: ${pods.text}`, pods.cause);
     const settled = view.revisions.some((r) => r.id === rel.targetRevision && r.available === view.replicas && r.current === view.replicas);
@@ -58,7 +62,11 @@ export function explain(spec: RolloutSpec, s: ReleaseState, view: WorkloadView, 
     return reason(`${step}: awaiting approval since ${instant(readyAt)} (rollouts approve ${spec.name})`, cause('Approval', stepObject, `rollouts approve ${spec.name}`, { since: readyAt }));
   }
   if (rel.stepState === 'StepReady') return reason(`${step}: ready`, null);
-  if (waiting !== null) return reason(`${step}: ${waiting.text}`, cause(waiting.kind, workload, waiting.text, { since: rel.stepStartedAt }));
+  if (rel.stepState === 'Analyzing') {
+    const a = analysisText(rel, spec.steps[rel.stepIndex]?.gates ?? []);
+    return reason(`${step}: ${a.text}`, a.gate ? cause('Gate', `gate/${a.gate.name}`, a.gate.lastValue ?? 'first check pending', { since: readyAt }) : null);
+  }
+  if (waiting !== null) return reason(`${step}: ${waiting.text}`, cause(waiting.kind, waiting.object ?? workload, waiting.text, { since: rel.stepStartedAt }));
   const pods = blockerReason(view, rel, now);
   if (pods) return reason(`${step}: ${pods.text}`, pods.cause);
   if (rel.stepState === 'Upgrading' && budgetExhausted(view) && stepTarget(spec, rel.stepIndex, view.replicas) > targetDesired(view, rel)) {

@@ -172,7 +172,7 @@ function finish(d: Draft, opts: { degraded?: boolean } = {}): PlanResult {
   s.nextWakeAt = wakeAt;
   // Events carry the phase and the reason the rollout has after this plan.
   const events = d.events.map((e) => ({ ...e, phase: s.phase, reason: s.message, cause: s.cause ?? null }));
-  return { actions: d.actions, nextState: s, wakeAt, requeueSeconds: d.requeueSeconds, events, removed: false };
+  return { actions: d.actions, invocations: d.invocations, nextState: s, wakeAt, requeueSeconds: d.requeueSeconds, events, removed: false };
 }
 
 /**

@@ -4,7 +4,11 @@
 import { isBatchReady, stepTarget } from './arithmetic.ts';
 import type { Draft, Waiting } from './draft.ts';
 import { EVENT } from './events.ts';
+import { failRelease } from './failure.ts';
 import { blockerReason } from './message.ts';
+import { analyze, gatesOf, startAnalysis } from './gates.ts';
+import { clearedTarget, postUpdatesDone } from './hooks.ts';
+import { checkPodTimeouts } from './podTimeout.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
 
@@ -61,18 +65,26 @@ function progressSteps(d: Draft, rel: Release): void {
     const step = d.spec.steps[rel.stepIndex];
     if (!step) break;
     const desired = stepTarget(d.spec, rel.stepIndex, total);
-    if (rel.stepIndex === d.spec.steps.length - 1 && step.pause.type === 'none' && desired === total && rel.stepState === 'Upgrading') {
+    const gates = gatesOf(step);
+    if (rel.stepIndex === d.spec.steps.length - 1 && step.pause.type === 'none' && gates.length === 0 && desired === total && rel.stepState === 'Upgrading') {
       // A last step of every pod with nothing after it is the finish itself: moving pods to 100% is
       // what finalizing does (where a driver may let the native controller do it), so do it once.
       startFinalizing(d, rel, 'last step: every pod to the new revision, then hand back');
       return;
     }
-    const distribution = { [rel.targetRevision]: desired, [rel.stableRevision]: total - desired };
-    d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
     if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
-      if (!batchDone(d, rel, desired)) {
+      // postUpdate as soon as a pod is Ready on the new revision: the next pod's preUpdate may wait for it.
+      const postDone = postUpdatesDone(d, rel);
+      if (d.release !== rel) return;
+      // Only pods whose preUpdate succeeded may be replaced (the batch grows as they do).
+      const allowed = clearedTarget(d, rel, desired);
+      if (d.release !== rel) return;
+      pushDistribute(d, rel, allowed, total);
+      checkPodTimeouts(d, rel);
+      if (d.release !== rel || rel.failure !== null) return;
+      if (!postDone || !batchDone(d, rel, desired)) {
         rel.stepState = targetOf(d, rel).desired >= desired ? 'Verifying' : 'Upgrading';
-        d.waiting = waitingFor(d, rel, desired);
+        d.waiting = waitingFor(d, rel, desired) ?? d.waiting;
         checkDeadline(d, rel);
         if (rel.failure === null && d.release === rel) {
           d.requeue(MOVING_REQUEUE_SECONDS);
@@ -83,8 +95,16 @@ function progressSteps(d: Draft, rel: Release): void {
       }
       rel.stepReadyAt = now.toISOString();
       d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and available`);
-      rel.stepState = step.pause.type === 'none' ? 'StepReady' : 'StepPaused';
-      if (step.pause.type === 'approval') d.emit(EVENT.AwaitingApproval, `step ${rel.stepIndex + 1} is waiting for approval`);
+      if (gates.length > 0) startAnalysis(d, rel, gates);
+      else pauseOrReady(d, rel, step.pause.type);
+    } else {
+      pushDistribute(d, rel, desired, total);
+    }
+    if (rel.stepState === 'Analyzing') {
+      const verdict = analyze(d, rel, gates);
+      if (verdict !== 'passed') return;
+      rel.gates = null;
+      pauseOrReady(d, rel, step.pause.type);
     }
     if (rel.stepState === 'StepPaused') {
       if (step.pause.type !== 'timed') return;
@@ -107,6 +127,17 @@ function progressSteps(d: Draft, rel: Release): void {
     rel.stepReadyAt = null;
     d.emit(EVENT.StepStarted, `step ${rel.stepIndex + 1} of ${d.spec.steps.length} started`);
   }
+}
+
+function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number): void {
+  const distribution = { [rel.targetRevision]: onTarget, [rel.stableRevision]: total - onTarget };
+  d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
+}
+
+/** The batch (and its gates) are done: the step's pause, or on. */
+function pauseOrReady(d: Draft, rel: Release, pause: 'approval' | 'timed' | 'none'): void {
+  rel.stepState = pause === 'none' ? 'StepReady' : 'StepPaused';
+  if (pause === 'approval') d.emit(EVENT.AwaitingApproval, `step ${rel.stepIndex + 1} is waiting for approval`);
 }
 
 /** The spec's, as it is now: switching Manual ↔ Automatic mid-release takes effect on the next pass. */
@@ -173,15 +204,7 @@ function checkDeadline(d: Draft, rel: Release): void {
     return;
   }
   const blocker = blockerReason(d.view, rel, d.now);
-  const why = `step ${rel.stepIndex + 1} did not become ready within ${seconds}s${blocker ? `: ${blocker.text}` : ''}`;
-  if (d.spec.rollbackOnFailure) {
-    d.emit(EVENT.ReleaseFailed, `${why}; rolling back to the stable revision`);
-    d.startRelease('rollback', rel.stableRevision, rel.stableRevision, { id: rel.id, endPhase: 'Failed' });
-    d.emit(EVENT.RollbackStarted, 'automatic rollback after failure');
-    return;
-  }
-  rel.failure = why;
-  d.emit(EVENT.ReleaseFailed, `${why}; waiting for retry, abort or a new revision`);
+  failRelease(d, rel, `step ${rel.stepIndex + 1} did not become ready within ${seconds}s${blocker ? `: ${blocker.text}` : ''}`);
 }
 
 function finalize(d: Draft, rel: Release): void {
@@ -196,9 +219,15 @@ function finalize(d: Draft, rel: Release): void {
     rel.templateSet = true;
   }
   const full: Distribution = { [rel.targetRevision]: view.replicas };
-  const last = { type: 'distribute', target: rel.targetRevision, distribution: full, strategy: rel.strategy, final: true, onDeletePolicy: onDeletePolicy(d) } as const;
+  const postDone = postUpdatesDone(d, rel);
+  if (d.release !== rel) return;
+  const allowed = clearedTarget(d, rel, view.replicas);
+  if (d.release !== rel) return;
+  const last = { type: 'distribute', target: rel.targetRevision, distribution: allowed === view.replicas ? full : heldBack(view.revisions, rel, allowed, view.replicas), strategy: rel.strategy, final: allowed === view.replicas, onDeletePolicy: onDeletePolicy(d) } as const;
   const target = view.revisions.find((r) => r.id === rel.targetRevision);
   const settled =
+    allowed === view.replicas &&
+    postDone &&
     reachedSpec(view.revisions, full) &&
     othersDrained(view.revisions, full) &&
     target !== undefined &&
@@ -206,7 +235,9 @@ function finalize(d: Draft, rel: Release): void {
     target.available === view.replicas;
   if (!settled) {
     d.actions.push(last);
-    d.waiting = waitingFor(d, rel, view.replicas);
+    if (rel.kind === 'release') checkPodTimeouts(d, rel);
+    if (d.release !== rel || rel.failure !== null) return;
+    d.waiting = waitingFor(d, rel, view.replicas) ?? d.waiting;
     if (rel.kind === 'release') checkDeadline(d, rel);
     if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
     return;
@@ -234,6 +265,15 @@ function complete(d: Draft, rel: Release): void {
   const type = rel.endPhase === 'Aborted' ? EVENT.ReleaseAborted : rel.endPhase === 'Failed' ? EVENT.RolledBack : EVENT.ReleaseCompleted;
   const what = rel.kind === 'release' ? 'release' : rel.kind;
   d.emit(type, `${what} ${rel.id} finished: every pod runs revision ${rel.targetRevision}`);
+}
+
+/**
+ * The last move while pod hooks hold some pods back: `allowed` on the target, the rest on the other
+ * revision with the most pods (the stable one of a release, the one a rollback leaves).
+ */
+function heldBack(revisions: RevisionView[], rel: Release, allowed: number, total: number): Distribution {
+  const other = revisions.filter((r) => r.id !== rel.targetRevision).sort((a, b) => b.current - a.current)[0]?.id ?? rel.stableRevision;
+  return { [rel.targetRevision]: allowed, [other]: total - allowed };
 }
 
 /** Every revision's desired pods (ReplicaSet spec) equal the distribution (absent = 0). */

@@ -10,6 +10,7 @@ import { crossFieldIssues, requestedDeploymentStrategy, workloadKindOf } from '.
 import { WORKLOAD_TYPES } from './workloadKinds.ts';
 import { DEFAULT_DEPLOYMENT_STRATEGY, type DeploymentStrategy, type IntOrPercent, type ReleaseWindow, type RolloutSpec, type Step, type StepPause } from './types.ts';
 import { isRecord } from '../json.ts';
+import { seconds, toGate, toLifecycle } from './checkSchema.ts';
 
 export const KRUISE_API_VERSION = 'rollouts.kruise.io/v1beta1';
 export const ROLLOUTS_API_VERSION = 'rollouts.serverless-rollouts.io/v1alpha1';
@@ -88,6 +89,8 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     startAt: data.spec.startAt === undefined ? null : new Date(data.spec.startAt).toISOString(),
     deploymentStrategy: kind === 'Deployment' ? (requested ?? DEFAULT_DEPLOYMENT_STRATEGY) : null,
     onDeletePolicy: WORKLOAD_TYPES[kind].onDelete ? (data.spec.onDeletePolicy ?? 'Automatic') : null,
+    ...(data.spec.lifecycle ? { lifecycle: toLifecycle(data.spec.lifecycle) } : {}),
+    ...(data.spec.podUpdateTimeout === undefined ? {} : { podUpdateTimeoutSeconds: seconds(data.spec.podUpdateTimeout) }),
   };
 }
 
@@ -100,7 +103,8 @@ export function normaliseSteps(steps: readonly StepDoc[]): Step[] {
   return steps.map((s, i): Step => {
     const replicas = s.replicas as IntOrPercent;
     const isFinal = i === steps.length - 1 && replicas === '100%';
-    return { replicas, pause: isFinal ? { type: 'none' } : toPause(s.pause?.duration) };
+    const gates = (s.gates ?? []).map(toGate);
+    return { replicas, pause: isFinal ? { type: 'none' } : toPause(s.pause?.duration), ...(gates.length > 0 ? { gates } : {}) };
   });
 }
 

@@ -30,7 +30,10 @@ const UNSUPPORTED_KRUISE_FIELDS: Record<string, string> = {
 };
 
 /** Our extensions under `spec`; named in the error when someone uses them in a Kruise document. */
-export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt', 'deploymentStrategy'] as const;
+export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt', 'deploymentStrategy', 'onDeletePolicy', 'lifecycle', 'podUpdateTimeout'] as const;
+
+/** Our extensions inside Kruise structures, by path with indexes erased. */
+const NESTED_EXTENSION_FIELDS = ['spec.strategy.canary.steps[].gates'];
 
 export function unsupported(feature: string): string {
   return `not supported by serverless-rollouts (Kruise ${feature}); remove it`;
@@ -41,7 +44,7 @@ function unknownKeyReason(parent: PathSegments, key: string, ourApiVersion: stri
   const feature = UNSUPPORTED_KRUISE_FIELDS[generic];
   if (feature) return unsupported(feature);
   if (generic === 'status') return 'unknown field (status is written by the controller; remove it)';
-  if (parent.length === 1 && parent[0] === 'spec' && (EXTENSION_FIELDS as readonly string[]).includes(key)) {
+  if ((parent.length === 1 && parent[0] === 'spec' && (EXTENSION_FIELDS as readonly string[]).includes(key)) || NESTED_EXTENSION_FIELDS.includes(generic)) {
     return `not a Kruise field: it is a serverless-rollouts extension, use apiVersion ${ourApiVersion}`;
   }
   return 'unknown field';

@@ -143,6 +143,32 @@ function onDeletePolicyIssues(doc: Record<string, unknown>): FieldIssue[] {
   return [{ path: 'spec.onDeletePolicy', reason: `applies to workloads that can use updateStrategy OnDelete (${which}); a ${kind} has no OnDelete strategy` }];
 }
 
+/**
+ * A preUpdate must come before the very pod the batch replaces. A Deployment's needs the Partition
+ * strategy: with MinReadySeconds the Deployment controller deletes old pods itself, when its budget
+ * allows (and all of them once handed back). postUpdate works everywhere.
+ */
+function hookIssues(doc: Record<string, unknown>): FieldIssue[] {
+  const spec = field(doc, 'spec');
+  if (field(field(spec, 'lifecycle'), 'preUpdate') === undefined) return [];
+  const ref = field(spec, 'workloadRef');
+  const apiVersion = field(ref, 'apiVersion');
+  const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
+  if (kind === 'CloneSet' || kind === 'AdvancedDaemonSet') {
+    // Their controllers choose which pods a partition updates (priority, scatter, node order): a
+    // preUpdate of ours could run on another pod than the one updated. Kruise's own hooks cannot.
+    return [{
+      path: 'spec.lifecycle.preUpdate',
+      reason: `is not supported for a ${kind}: its controller chooses which pods a batch updates, so the hook could run on another pod; use OpenKruise's own lifecycle.preUpdate hook on the workload (postUpdate works)`,
+    }];
+  }
+  if (kind !== 'Deployment' || requestedDeploymentStrategy(doc) === 'Partition') return [];
+  return [{
+    path: 'spec.lifecycle.preUpdate',
+    reason: 'on a Deployment needs spec.deploymentStrategy: Partition: with MinReadySeconds (the default) the Deployment controller deletes old pods by itself, so no hook can be sure to run first',
+  }];
+}
+
 /** Every cross-field problem of a Rollout document (which may be otherwise malformed). */
 export function crossFieldIssues(doc: Record<string, unknown>): FieldIssue[] {
   const spec = field(doc, 'spec');
@@ -150,6 +176,7 @@ export function crossFieldIssues(doc: Record<string, unknown>): FieldIssue[] {
     ...annotationIssues(field(doc, 'metadata')),
     ...strategyIssues(doc),
     ...onDeletePolicyIssues(doc),
+    ...hookIssues(doc),
     ...workloadRefIssues(field(spec, 'workloadRef')),
     ...stepIssues(field(spec, 'strategy')),
     ...windowIssues(field(spec, 'releaseWindows')),

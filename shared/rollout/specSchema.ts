@@ -6,6 +6,7 @@ import { replicasProblem, thresholdProblem } from './intOrPercent.ts';
 import { unsupported } from './specIssues.ts';
 import { DEPLOYMENT_STRATEGIES, ON_DELETE_POLICIES, WEEKDAYS } from './types.ts';
 import { isKnownTimeZone, parseClock } from './windows.ts';
+import { gatesSchema, lifecycleSchema, podUpdateTimeoutSchema } from './checkSchema.ts';
 
 /** Kruise's CRD limit on `steps`. */
 export const MAX_STEPS = 50;
@@ -50,16 +51,20 @@ const pause = z
   .nullable()
   .optional();
 
-const step = z.strictObject({ replicas: intOrPercent(replicasProblem), pause });
+const kruiseStep = z.strictObject({ replicas: intOrPercent(replicasProblem), pause });
+/** Our apiVersion's step: Kruise's plus gates. */
+const step = kruiseStep.extend({ gates: gatesSchema });
 
-const canary = z.strictObject({
-  steps: z
-    .array(step)
-    .min(1, { error: 'at least one step is required' })
-    .max(MAX_STEPS, { error: `at most ${MAX_STEPS} steps are allowed (Kruise limit)` }),
-  failureThreshold: intOrPercent(thresholdProblem).nullable().optional(),
-  enableExtraWorkloadForCanary: onlyFalse('canary-Deployment style, enableExtraWorkloadForCanary: true'),
-});
+function canaryOf<S extends z.ZodType>(stepSchema: S) {
+  return z.strictObject({
+    steps: z
+      .array(stepSchema)
+      .min(1, { error: 'at least one step is required' })
+      .max(MAX_STEPS, { error: `at most ${MAX_STEPS} steps are allowed (Kruise limit)` }),
+    failureThreshold: intOrPercent(thresholdProblem).nullable().optional(),
+    enableExtraWorkloadForCanary: onlyFalse('canary-Deployment style, enableExtraWorkloadForCanary: true'),
+  });
+}
 
 const clock = (allowEndOfDay: boolean) =>
   z.string().refine((s) => parseClock(s, allowEndOfDay) !== null, {
@@ -75,16 +80,18 @@ const releaseWindow = z.strictObject({
   timeZone: z.string().refine(isKnownTimeZone, { error: 'unknown IANA time zone (e.g. "Europe/Paris", "UTC")' }),
 });
 
-const kruiseSpecFields = {
-  workloadRef: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: dnsSubdomain }),
-  strategy: z.strictObject({
-    paused: z.boolean().optional(),
-    // Optional here so a blueGreen-only document gets one "not supported" error, not two;
-    // specRules.ts requires canary when blueGreen is absent.
-    canary: canary.optional(),
-  }),
-  disabled: onlyFalse('disabling a Rollout, disabled: true'),
-};
+function specFieldsOf<S extends z.ZodType>(stepSchema: S) {
+  return {
+    workloadRef: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: dnsSubdomain }),
+    strategy: z.strictObject({
+      paused: z.boolean().optional(),
+      // Optional here so a blueGreen-only document gets one "not supported" error, not two;
+      // specRules.ts requires canary when blueGreen is absent.
+      canary: canaryOf(stepSchema).optional(),
+    }),
+    disabled: onlyFalse('disabling a Rollout, disabled: true'),
+  };
+}
 
 const extensionFields = {
   progressDeadlineSeconds: z
@@ -99,6 +106,8 @@ const extensionFields = {
     .optional(),
   deploymentStrategy: z.enum(DEPLOYMENT_STRATEGIES).optional(),
   onDeletePolicy: z.enum(ON_DELETE_POLICIES).optional(),
+  lifecycle: lifecycleSchema,
+  podUpdateTimeout: podUpdateTimeoutSchema,
 };
 
 const metadata = z.strictObject({
@@ -118,8 +127,8 @@ function documentSchema<S extends z.ZodRawShape>(specShape: S) {
   });
 }
 
-export const kruiseRolloutSchema = documentSchema(kruiseSpecFields);
-export const ourRolloutSchema = documentSchema({ ...kruiseSpecFields, ...extensionFields });
+export const kruiseRolloutSchema = documentSchema(specFieldsOf(kruiseStep));
+export const ourRolloutSchema = documentSchema({ ...specFieldsOf(step), ...extensionFields });
 
 export type KruiseRolloutDoc = z.output<typeof kruiseRolloutSchema>;
 export type OurRolloutDoc = z.output<typeof ourRolloutSchema>;

@@ -1,5 +1,6 @@
 // Domain types of the rollout core. Pure data: no SDK, no I/O. Every other layer speaks these.
 import type { Blocker, Cause } from './cause.ts';
+import type { Gate, GateRun, HookRecord, Invocation, InvocationResult, Lifecycle } from './checkTypes.ts';
 
 import type { WorkloadKind } from './workloadKinds.ts';
 
@@ -17,6 +18,8 @@ export type StepPause =
 export interface Step {
   replicas: IntOrPercent;
   pause: StepPause;
+  /** Checks that must pass once the batch is ready, before the pause and the next step (our apiVersion); absent = none. */
+  gates?: Gate[];
 }
 
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
@@ -93,6 +96,10 @@ export interface RolloutSpec extends RolloutKey {
   deploymentStrategy: DeploymentStrategy | null;
   /** Kinds that can be OnDelete: who deletes their pods (default Automatic); null for the others. */
   onDeletePolicy: OnDeletePolicy | null;
+  /** Pod hooks around each pod's replacement (our apiVersion); absent = none. */
+  lifecycle?: Lifecycle;
+  /** A pod not Ready on the new revision this long after it got there fails the release (seed 003 IsUpdateTimedOut); absent/null = no limit. */
+  podUpdateTimeoutSeconds?: number | null;
 }
 
 // ---- Release state (persisted on the STATE item) ---------------------------------------------
@@ -100,8 +107,11 @@ export interface RolloutSpec extends RolloutKey {
 export const PHASES = ['Healthy', 'Progressing', 'Paused', 'Completed', 'Aborted', 'Failed', 'Degraded'] as const;
 export type Phase = (typeof PHASES)[number];
 
-/** Kruise step states, in order: Upgrading → Verifying → StepPaused → StepReady → next step. */
-export const STEP_STATES = ['Upgrading', 'Verifying', 'StepPaused', 'StepReady'] as const;
+/**
+ * Kruise step states, in order: Upgrading → Verifying → StepPaused → StepReady → next step; a step
+ * with gates is Analyzing between Verifying and its pause.
+ */
+export const STEP_STATES = ['Upgrading', 'Verifying', 'Analyzing', 'StepPaused', 'StepReady'] as const;
 export type StepState = (typeof STEP_STATES)[number];
 
 /** Why pods are moving: a forward release, a return to stable (abort/failure), or an undo. */
@@ -144,6 +154,15 @@ export interface Release {
   strategy: DeploymentStrategy | null;
   /** Who asked for it (the `release` command's principal); null when the template changed outside our API (kubectl, GitOps). */
   requestedBy?: string | null;
+  /** Pod hooks of this release by `<phase>/<pod>` (shared/rollout/hooks.ts); absent = none ran. */
+  hooks?: Record<string, HookRecord>;
+  /** The current step's gates while it is Analyzing (shared/rollout/gates.ts); absent/null otherwise. */
+  gates?: GateRun[] | null;
+  /**
+   * Why the release failed when a gate, a hook or a pod's update timeout failed it: kept by the
+   * rollback that follows, so the rollout still says why once it has rolled back. Absent otherwise.
+   */
+  failedBecause?: { message: string; cause: Cause } | null;
 }
 
 export interface ReleaseState {
@@ -285,6 +304,30 @@ export interface WorkloadView {
    * [] when nothing blocks or the driver names none. The planner composes the reason from them.
    */
   blockers?: Blocker[];
+  /**
+   * The workload's live pods one by one (shared/workloads/common/podViews.ts), added by the
+   * reconcile only when the Rollout has hooks or a podUpdateTimeout; absent otherwise.
+   */
+  pods?: PodView[];
+  /** What the hook and gate calls of this pass answered (the reconcile fills it); absent = none. */
+  results?: InvocationResult[];
+}
+
+/** One live pod as hooks and the per-pod update timeout see it. */
+export interface PodView {
+  name: string;
+  /** Revision id of the pod (WorkloadView.revisions[].id), '' when unknown. */
+  revision: string;
+  /** Ready, and not in the middle of an in-place update. */
+  ready: boolean;
+  /** status.phase ("Pending", "Running"…). */
+  phase: string;
+  /** The pod's most recently changed condition that is not True, "Ready False (ContainersNotReady: …)"; null when none. */
+  condition: string | null;
+  /** Since when the pod runs (or is being brought to) its revision: its creation, or its in-place update's start (ISO). */
+  since: string | null;
+  /** Container names, in order: an exec hook runs in the first unless it names one. */
+  containers: string[];
 }
 
 // ---- What the planner decides ------------------------------------------------------------------
@@ -305,6 +348,12 @@ export type Action =
    * being rolled out, `strategy` the release's. `final`: the release's last move (finalizing), which
    * a driver may leave to the native controller by handing the workload back.
    */
+  /**
+   * Pod hooks: these old pods (their preUpdate succeeded) are the ones the next moves may replace,
+   * in this order. A driver whose controller picks the pods itself steers it to them (a
+   * Deployment's pod-deletion-cost); drivers whose order is fixed (ordinals) ignore it.
+   */
+  | { type: 'replace-first'; pods: string[] }
   | {
     type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean;
     /** An OnDelete workload: whether the driver deletes the old pods (Automatic, also when absent) or the user does (Manual). */
@@ -332,6 +381,8 @@ export interface RolloutEvent {
 
 export interface PlanResult {
   actions: Action[];
+  /** Hook and gate calls due now (shared/rollout/checkTypes.ts); the reconcile makes them and plans again with the results. */
+  invocations: Invocation[];
   nextState: ReleaseState;
   /** Persisted wake-up (ISO): timed pause end, window opening, deadline, scheduled start. */
   wakeAt: string | null;

@@ -40,6 +40,10 @@ export interface WatchDeclaration {
   workloadOf(obj: KubeObject): string | null;
 }
 
+export interface ObserveOptions {
+  pods?: boolean;
+}
+
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'patch' | 'delete';
 
 /** Verbs on one resource (RBAC's apiGroups/resources/verbs), e.g. apps/statefulsets get,list,watch,patch. */
@@ -61,6 +65,11 @@ export interface DriverRbac {
   readonly reconcile: readonly ResourceAccess[];
   /** What the API's read-only workload route reads through observe (group serverless-rollouts-view): get and list only. */
   readonly view: readonly ResourceAccess[];
+  /**
+   * What pod hooks add (ClusterRole serverless-rollouts-hooks): exec into pods, and whatever the
+   * kind's steering writes. Bound per namespace, only where Rollouts use hooks.
+   */
+  readonly hooks?: readonly ResourceAccess[];
 }
 
 /** What the driver does, in words for people: `rollouts plan --kind`, the README's table of kinds. */
@@ -93,8 +102,12 @@ export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
   readonly watches: readonly WatchDeclaration[];
   readonly rbac: DriverRbac;
   readonly summary: DriverSummary;
-  /** `now` (the reconcile's clock) is recorded on the observation. */
-  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation>;
+  /**
+   * `now` (the reconcile's clock) is recorded on the observation. `opts.pods`: list the pods even
+   * when the counts do not need them (pod hooks, the per-pod update timeout); kinds that always
+   * list them ignore it.
+   */
+  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date, opts?: ObserveOptions): Promise<Observation>;
   view(obs: Observation): WorkloadView;
   /**
    * The next writes that move the cluster toward the planned actions, in order. Level-based: it is

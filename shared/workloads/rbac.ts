@@ -4,11 +4,16 @@
 // this and nothing else, and every integration test runs as the user that manifest binds.
 import type { KubeVerb, ResourceAccess, WorkloadDriver } from './driver.ts';
 
+/** The ClusterRole of pod hooks in infra/k8s/rollouts-rbac.yaml: bound per namespace, never cluster-wide. */
+export const HOOKS_CLUSTER_ROLE = 'serverless-rollouts-hooks';
+
 export interface RequiredRbac {
   /** The ClusterRole `serverless-rollouts` (reconcile and watch-proxy functions). */
   reconcile: ResourceAccess[];
   /** The ClusterRole `serverless-rollouts-view` (the API's read-only workload route). */
   view: ResourceAccess[];
+  /** The ClusterRole `serverless-rollouts-hooks` (pod hooks), bound per namespace where hooks run. */
+  hooks: ResourceAccess[];
 }
 
 const VERB_ORDER: readonly KubeVerb[] = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
@@ -17,6 +22,7 @@ export function requiredRbac(drivers: readonly WorkloadDriver[]): RequiredRbac {
   return {
     reconcile: union(drivers.flatMap((d) => d.rbac.reconcile)),
     view: union(drivers.flatMap((d) => d.rbac.view)),
+    hooks: union(drivers.flatMap((d) => d.rbac.hooks ?? [])),
   };
 }
 

@@ -3,7 +3,8 @@
 // request kubectl (or a GitOps sync) sends. The invariant watcher checks, at every event, that truly
 // Available pods (Ready for the user's ORIGINAL minReadySeconds) never fall below the user's budget
 // and that nothing behaves like Recreate. When reconciles resume, the release converges.
-// The MinReadySeconds strategy (the default); the Partition strategy's hand-back on deletion too.
+// The MinReadySeconds strategy (the default); the Partition strategy's hand-back on deletion and its
+// admission policy against an unpause on Recreate (infra/k8s/rollouts-rbac.yaml) too.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { activeReplicaSets, Engine, sleep, type RolloutOptions, type Scenario, type Snapshot } from '../support/engine.ts';
@@ -117,6 +118,23 @@ describe('the reconciler absent between two batches', () => {
     await sleep(ABSENT_MS);
     const back = await s.reconcileUntil((x) => x.deployment.spec?.minReadySeconds === 2147483646, 'the inflated field to be put back');
     assert.equal(back.deployment.metadata?.annotations?.['rollouts.kruise.io/original-min-ready-seconds'], '__k8s_default__', 'the user\'s original stays the one restored at the end');
+    await finish(s, V2);
+    clean(watcher);
+  });
+
+  it('Partition strategy, kubectl rollout resume mid-release: refused by the admission policy with what to do, nothing moves, and it completes', async () => {
+    const { s, watcher, kubectl } = await atFirstPause('absent-partition-resume', { deploymentStrategy: 'Partition' });
+    const taken = await s.snapshot();
+    assert.equal(taken.deployment.spec?.strategy?.type, 'Recreate', 'two revisions run: the Partition takeover is on');
+    await assert.rejects(kubectl.rolloutResume('web'), (err: unknown) => {
+      const body = String((err as { body?: unknown }).body ?? err);
+      assert.match(body, /is mid-release by serverless-rollouts \(Partition strategy\).*unpausing it now would delete every old pod at once/);
+      return (err as { code?: number }).code === 403;
+    });
+    await sleep(ABSENT_MS);
+    const still = await s.snapshot();
+    assert.equal(still.deployment.spec?.paused, true);
+    assert.deepEqual([still.pods[V1]?.total, still.pods[V2]?.total], [9, 1], 'nothing moved');
     await finish(s, V2);
     clean(watcher);
   });

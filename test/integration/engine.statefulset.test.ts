@@ -140,7 +140,7 @@ describe('a StatefulSet release through reconcile on the real control plane', ()
     await s.command({ type: 'delete' });
     for (let i = 0; i < 10 && (await s.reconcile()).outcome !== 'removed'; i += 1) await sleep(200);
     const back = await s.apps.readNamespacedStatefulSet({ name: 'web', namespace: s.namespace });
-    assert.deepEqual(back.spec?.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 1 } });
+    assert.deepEqual(JSON.parse(JSON.stringify(back.spec?.updateStrategy)), { type: 'RollingUpdate', rollingUpdate: { partition: 1 } });
     assert.deepEqual(Object.keys(back.metadata?.annotations ?? {}).filter((k) => k.startsWith('rollouts.')), []);
   });
 

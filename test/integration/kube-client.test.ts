@@ -12,6 +12,7 @@ import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClien
 import { RegisteredClusterProvider, type ClusterConnection } from '../../shared/adapters/kubernetes/clusterProvider.ts';
 import { KubeconfigClusterProvider } from '../../shared/adapters/kubernetes/kubeconfigProvider.ts';
 import { KubeApiError, toKubeError } from '../../shared/adapters/kubernetes/kubeErrors.ts';
+import { KubeTransport } from '../../shared/adapters/kubernetes/transport.ts';
 import { watchPath, type WatchEventType } from '../../shared/adapters/kubernetes/watcher.ts';
 import { deploymentManifest, mergePatch, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
@@ -308,7 +309,7 @@ describe('KubeClusterClient watch', () => {
     });
     const watchFromOne = (): Promise<Error | null> =>
       new Promise((resolve, reject) => {
-        watchPath(cluster.admin, `/apis/${group}/v1/namespaces/${ns}/widgets`, { resourceVersion: '1' }, () => undefined, resolve).catch(reject);
+        watchPath(new KubeTransport(cluster.admin), `/apis/${group}/v1/namespaces/${ns}/widgets`, { resourceVersion: '1' }, () => undefined, resolve).catch(reject);
       });
     // Until the new cache is ready the apiserver answers 429; that is "retry", not the answer we test.
     const ended = await waitFor(async () => {
@@ -326,6 +327,7 @@ describe('cluster providers against the control plane', () => {
       registry: { getCluster: async (name) => ({ name, endpoint: { server: cluster.server, insecureSkipTlsVerify: true } }) },
       staticTokens: { local: cluster.rolloutsToken },
       cache: new Map<string, ClusterConnection>(),
+      resources: [],
     });
     const c = await provider.client('local');
     assert.ok(Array.isArray(await c.list('apps/v1', 'ReplicaSet', ns, 'app=none')));
@@ -342,6 +344,7 @@ describe('cluster providers against the control plane', () => {
       },
       staticTokens: { local: 'not-a-valid-token' },
       cache: new Map<string, ClusterConnection>(),
+      resources: [],
     });
     const c = await provider.client('local');
     await assert.rejects(c.get(rsRef('anything')), UnauthorizedError);
@@ -349,7 +352,7 @@ describe('cluster providers against the control plane', () => {
   });
 
   test('the kubeconfig provider serves any cluster name from the given kubeconfig', async () => {
-    const provider = new KubeconfigClusterProvider({ path: cluster.kubeconfigPath('rollouts') });
+    const provider = new KubeconfigClusterProvider({ path: cluster.kubeconfigPath('rollouts'), resources: [] });
     const c = await provider.client('whatever');
     assert.ok(Array.isArray(await c.list('apps/v1', 'ReplicaSet', ns, 'app=none')));
   });

@@ -1,12 +1,16 @@
 // Real LocalStack on loopback serves what the deployed path and the alarm gate need: an SQS FIFO
 // round trip, a CloudFormation stack holding the product's own state table (DynamoDB served by
-// moto through our provider override) reaching CREATE_COMPLETE, and CloudWatch alarm states.
+// moto through our provider override) reaching CREATE_COMPLETE, and CloudWatch alarm states. And
+// what it does not do, which the tests of the deployed path must not rely on: evaluate IAM.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CloudFormationClient, CreateStackCommand, DeleteStackCommand, DescribeStackEventsCommand, DescribeStackResourcesCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand, PutMetricAlarmCommand, SetAlarmStateCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateAccessKeyCommand, CreateRoleCommand, CreateUserCommand, IAMClient } from '@aws-sdk/client-iam';
+import { CreateSecretCommand, GetSecretValueCommand, PutResourcePolicyCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, DeleteMessageCommand, ListQueuesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { StateTable } from '../../infra/constructs/StateTable.ts';
@@ -19,7 +23,8 @@ describe('LocalStack on the test bed', () => {
   let client: { endpoint: string; region: string; credentials: LocalStack['credentials'] };
 
   before(async () => {
-    localstack = await startLocalStack();
+    // ENFORCE_IAM=1 turns on IAM enforcement in LocalStack Pro; the last test shows core ignores it.
+    localstack = await startLocalStack({ env: { ENFORCE_IAM: '1' } });
     client = { endpoint: localstack.endpoint, region: localstack.region, credentials: localstack.credentials };
   });
 
@@ -100,6 +105,54 @@ describe('LocalStack on the test bed', () => {
       assert.deepEqual(await stateOf(), ['OK']);
     } finally {
       cloudwatch.destroy();
+    }
+  });
+  test('LocalStack evaluates no IAM, even with ENFORCE_IAM=1: no signature, identity policy, trust policy or resource policy is checked; the one boundary it keeps is a default-key secret\'s account', async () => {
+    type Creds = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+    const as = (credentials: Creds) => ({ endpoint: localstack.endpoint, region: localstack.region, credentials });
+    const iam = new IAMClient(client);
+    const sts = new STSClient(client);
+    const clients: { destroy(): void }[] = [iam, sts];
+    const sqsAs = (c: Creds) => { const x = new SQSClient(as(c)); clients.push(x); return x; };
+    const secretsAs = (c: Creds) => { const x = new SecretsManagerClient(as(c)); clients.push(x); return x; };
+    const read = (c: Creds, SecretId: string) => secretsAs(c).send(new GetSecretValueCommand({ SecretId })).then((r) => r.SecretString, (err: Error) => err.name);
+    try {
+      // A user without any policy may do anything; so may a wrong secret key (no signature check).
+      await iam.send(new CreateUserCommand({ UserName: 'nobody' }));
+      const key = (await iam.send(new CreateAccessKeyCommand({ UserName: 'nobody' }))).AccessKey;
+      const nobody = { accessKeyId: key?.AccessKeyId as string, secretAccessKey: key?.SecretAccessKey as string };
+      assert.ok((await sqsAs(nobody).send(new CreateQueueCommand({ QueueName: 'made-by-nobody' }))).QueueUrl);
+      assert.ok(((await sqsAs({ ...nobody, secretAccessKey: 'wrong' }).send(new ListQueuesCommand({}))).QueueUrls ?? []).length > 0);
+
+      // AssumeRole: a role trusting someone else, and a role that does not exist, both hand out credentials.
+      await iam.send(new CreateRoleCommand({
+        RoleName: 'locked',
+        AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::000000000000:user/somebody-else' }, Action: 'sts:AssumeRole' }] }),
+      }));
+      const assume = async (RoleArn: string, caller: STSClient): Promise<Creds> => {
+        const c = (await caller.send(new AssumeRoleCommand({ RoleArn, RoleSessionName: 'probe' }))).Credentials;
+        return { accessKeyId: c?.AccessKeyId as string, secretAccessKey: c?.SecretAccessKey as string, sessionToken: c?.SessionToken as string };
+      };
+      const nobodySts = new STSClient(as(nobody));
+      clients.push(nobodySts);
+      assert.ok((await assume('arn:aws:iam::000000000000:role/locked', nobodySts)).accessKeyId);
+      const otherAccount = await assume('arn:aws:iam::111111111111:role/does-not-exist', nobodySts);
+
+      // A secret whose resource policy denies everyone is read all the same, in its own account.
+      const denied = await secretsAs(localstack.credentials).send(new CreateSecretCommand({ Name: 'denied', SecretString: 'open' }));
+      await secretsAs(localstack.credentials).send(new PutResourcePolicyCommand({
+        SecretId: denied.ARN, ResourcePolicy: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: 'secretsmanager:GetSecretValue', Resource: '*' }] }),
+      }));
+      assert.equal(await read(nobody, denied.ARN as string), 'open');
+
+      // The account boundary: a secret of account 111111111111 under the default key is refused to
+      // any other account's credentials (the account comes from the access key id; a role session's
+      // key carries the role's account), as AWS refuses it.
+      const theirs = await secretsAs({ accessKeyId: '111111111111', secretAccessKey: 'test' }).send(new CreateSecretCommand({ Name: 'theirs', SecretString: 'token' }));
+      assert.equal(await read(nobody, theirs.ARN as string), 'InvalidRequestException');
+      assert.equal(await read(otherAccount, theirs.ARN as string), 'token');
+    } finally {
+      for (const c of clients) c.destroy();
     }
   });
 });

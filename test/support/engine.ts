@@ -5,8 +5,10 @@
 import { AppsV1Api, CoreV1Api, type V1ControllerRevision, type V1Pod, type V1ReplicaSet, type V1StatefulSet, type V1StatefulSetSpec } from '@kubernetes/client-node';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
+import { WORKLOAD_RESOURCES } from '../../shared/app/kubeResources.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
 import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import type { CallRunner } from '../../shared/reconcile/ports.ts';
 import { reconcile } from '../../shared/reconcile/reconcile.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
 import type { CommandBody, DeploymentStrategy, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';
@@ -45,11 +47,13 @@ export class Engine {
   readonly events = new CollectingPublisher();
   readonly store: DynamoStateStore;
   readonly client: KubeClusterClient;
+  /** Makes hook and gate calls for every reconcile of this engine when set (shared/adapters/checks/runner.ts). */
+  calls: CallRunner | undefined;
   private commandSeq = 0;
 
   private constructor(readonly cluster: TestCluster, readonly dynamo: Awaited<ReturnType<typeof startDynalite>>, readonly nodes: number) {
     this.store = new DynamoStateStore({ client: dynamo.client, tableName: dynamo.tableName, meter: this.meter, clock: this.clock });
-    this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter });
+    this.client = new KubeClusterClient(cluster.rollouts, { meter: this.meter, resources: WORKLOAD_RESOURCES });
   }
 
   /**
@@ -85,6 +89,7 @@ export class Engine {
       events: this.events,
       clock: this.clock,
       meter: this.meter,
+      ...(this.calls ? { calls: this.calls } : {}),
       ...extra,
     };
   }

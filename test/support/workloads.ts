@@ -4,6 +4,7 @@
 // Kubernetes adapter (as admin: set-up and inspection, never the code under test).
 import type { KubeObject } from '../../shared/kube/types.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
+import { WORKLOAD_RESOURCES } from '../../shared/app/kubeResources.ts';
 import { WORKLOAD_TYPES, type WorkloadKind } from '../../shared/rollout/workloadKinds.ts';
 import type { TestCluster } from './kube.ts';
 import { waitFor } from './wait.ts';
@@ -56,7 +57,7 @@ export class WorkloadHandle {
   readonly client: KubeClusterClient;
 
   constructor(readonly cluster: TestCluster, readonly namespace: string, readonly kind: WorkloadKind) {
-    this.client = new KubeClusterClient(cluster.admin);
+    this.client = new KubeClusterClient(cluster.admin, { resources: WORKLOAD_RESOURCES });
   }
 
   get ref() {

@@ -13,6 +13,7 @@ import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { Clock, ClusterClient, ClusterProvider, ClusterRegistration } from '../../reconcile/ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
 import type { AssumeRole, EksClientFactory } from './eksAccess.ts';
+import type { KubeResource } from './kinds.ts';
 import type { AwsCredentialsProvider } from './eksToken.ts';
 import { replaceToken, tokenKubeConfig } from './kubeConfigs.ts';
 import type { SecretReaderFactory } from './tokenSecret.ts';
@@ -37,6 +38,8 @@ const processConnections = new Map<string, ClusterConnection>();
 
 export interface RegisteredClusterProviderOptions {
   registry: ClusterRegistry;
+  /** The custom resources the drivers declare (kinds.ts declaredResources), served by path. */
+  resources: readonly KubeResource[];
   /** Makes the EKS client for a region; tests pass a stand-in. */
   eks?: EksClientFactory;
   /** Base AWS identity (the Lambda role); defaults to the SDK's node provider chain. */
@@ -87,10 +90,18 @@ export class RegisteredClusterProvider implements ClusterProvider {
     const conn = await this.connection(cluster);
     let client = this.clients.get(conn.kc);
     if (!client) {
-      client = new KubeClusterClient(conn.kc, { meter: this.opts.meter ?? NO_METER });
+      client = new KubeClusterClient(conn.kc, { meter: this.opts.meter ?? NO_METER, resources: this.opts.resources });
       this.clients.set(conn.kc, client);
     }
     return client;
+  }
+
+  /**
+   * The cluster's KubeConfig with a fresh token, for what the ClusterClient port does not cover:
+   * client-node's Exec, for exec hooks (shared/adapters/checks/exec.ts).
+   */
+  async kubeConfig(cluster: string): Promise<KubeConfig> {
+    return (await this.connection(cluster)).kc;
   }
 
   /** Forget everything about `cluster`: the next call re-reads, re-describes and re-signs. */

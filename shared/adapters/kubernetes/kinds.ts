@@ -1,116 +1,101 @@
-// The kinds the product touches, each bound to client-node's typed API methods, and custom
-// resources (the Kruise workloads) through CustomObjectsApi. Both build the URL locally;
-// KubernetesObjectApi would first GET /apis/<group>/<version> for discovery on every call,
-// doubling the request count we pay for.
-import type { AppsV1Api, ConfigurationOptions, CoreV1Api, CustomObjectsApi, V1DeleteOptions } from '@kubernetes/client-node';
-import { RolloutsError } from '../../errors.ts';
-import type { KubeObject } from '../../kube/types.ts';
+// Which REST resource serves each kind, and the URLs built from it (as client-node's typed APIs
+// build them: no discovery request; KubernetesObjectApi would GET /apis/<group>/<version> first,
+// doubling the requests we pay for). Kubernetes' own kinds the product touches are listed here;
+// every other kind (the Kruise workloads) is known only from what the drivers declare, handed to the
+// client at construction by the composition roots (declaredResources), because the drivers and this
+// adapter import nothing of each other (shared/kube/cluster.ts).
+import { ConfigError, RolloutsError } from '../../errors.ts';
+import type { ObjectRef } from '../../kube/types.ts';
 
-/** A kind we have no binding for (a built-in kind missing from the table). */
+/** A kind this client was not given (e.g. a CRD no driver declares), or a verb we never send it. */
 export class UnsupportedKindError extends RolloutsError {}
 
-type Opts = ConfigurationOptions;
-interface Named {
-  name: string;
-  namespace: string;
+export type KindVerb = 'get' | 'list' | 'create' | 'patch' | 'delete';
+
+/** A kind and its plural REST resource, as a driver declares them (WorkloadDriver.workload and .watches). */
+export interface KubeResource {
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The plural resource, e.g. "clonesets". */
+  readonly resource: string;
 }
 
-/** Typed-API calls for one kind. Missing operations are not supported for that kind. */
-export interface KindOps {
-  read(p: Named, o: Opts): Promise<unknown>;
-  list?(p: { namespace: string; labelSelector: string }, o: Opts): Promise<unknown>;
-  create?(p: { namespace: string; body: KubeObject }, o: Opts): Promise<unknown>;
-  patch?(p: Named & { body: unknown }, o: Opts): Promise<unknown>;
-  remove?(p: Named & { body?: V1DeleteOptions }, o: Opts): Promise<unknown>;
+export interface KindInfo {
+  resource: string;
+  namespaced: boolean;
+  verbs: readonly KindVerb[];
 }
 
-/**
- * Our plain JSON where the generated method wants its model class. Safe: the generated serializer
- * passes strings through where the model has a Date, and writes only fields the model knows.
- */
-function model<T>(o: KubeObject): T {
-  return o as unknown as T;
-}
+const ALL_VERBS: readonly KindVerb[] = ['get', 'list', 'create', 'patch', 'delete'];
+
+const BUILT_IN: Readonly<Record<string, KindInfo>> = {
+  'apps/v1/Deployment': { resource: 'deployments', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/ReplicaSet': { resource: 'replicasets', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/StatefulSet': { resource: 'statefulsets', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/DaemonSet': { resource: 'daemonsets', namespaced: true, verbs: ALL_VERBS },
+  'apps/v1/ControllerRevision': { resource: 'controllerrevisions', namespaced: true, verbs: ALL_VERBS },
+  'v1/Pod': { resource: 'pods', namespaced: true, verbs: ALL_VERBS },
+  // Cluster-scoped and read-only for us: drivers only check that a namespace exists.
+  'v1/Namespace': { resource: 'namespaces', namespaced: false, verbs: ['get'] },
+};
 
 /** Key of the table: "apps/v1/Deployment", "v1/Pod". */
 export function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion}/${kind}`;
 }
 
-export function kindTable(apps: AppsV1Api, core: CoreV1Api): ReadonlyMap<string, KindOps> {
-  const table: Record<string, KindOps> = {
-    'apps/v1/Deployment': {
-      read: (p, o) => apps.readNamespacedDeployment(p, o),
-      list: (p, o) => apps.listNamespacedDeployment(p, o),
-      create: (p, o) => apps.createNamespacedDeployment({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedDeployment(p, o),
-      remove: (p, o) => apps.deleteNamespacedDeployment(p, o),
-    },
-    'apps/v1/ReplicaSet': {
-      read: (p, o) => apps.readNamespacedReplicaSet(p, o),
-      list: (p, o) => apps.listNamespacedReplicaSet(p, o),
-      create: (p, o) => apps.createNamespacedReplicaSet({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedReplicaSet(p, o),
-      remove: (p, o) => apps.deleteNamespacedReplicaSet(p, o),
-    },
-    'apps/v1/StatefulSet': {
-      read: (p, o) => apps.readNamespacedStatefulSet(p, o),
-      list: (p, o) => apps.listNamespacedStatefulSet(p, o),
-      create: (p, o) => apps.createNamespacedStatefulSet({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedStatefulSet(p, o),
-      remove: (p, o) => apps.deleteNamespacedStatefulSet(p, o),
-    },
-    'apps/v1/DaemonSet': {
-      read: (p, o) => apps.readNamespacedDaemonSet(p, o),
-      list: (p, o) => apps.listNamespacedDaemonSet(p, o),
-      create: (p, o) => apps.createNamespacedDaemonSet({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedDaemonSet(p, o),
-      remove: (p, o) => apps.deleteNamespacedDaemonSet(p, o),
-    },
-    'apps/v1/ControllerRevision': {
-      read: (p, o) => apps.readNamespacedControllerRevision(p, o),
-      list: (p, o) => apps.listNamespacedControllerRevision(p, o),
-      create: (p, o) => apps.createNamespacedControllerRevision({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => apps.patchNamespacedControllerRevision(p, o),
-      remove: (p, o) => apps.deleteNamespacedControllerRevision(p, o),
-    },
-    'v1/Pod': {
-      read: (p, o) => core.readNamespacedPod(p, o),
-      list: (p, o) => core.listNamespacedPod(p, o),
-      create: (p, o) => core.createNamespacedPod({ namespace: p.namespace, body: model(p.body) }, o),
-      patch: (p, o) => core.patchNamespacedPod(p, o),
-      remove: (p, o) => core.deleteNamespacedPod(p, o),
-    },
-    // Cluster-scoped and read-only for us: drivers only check that a namespace exists.
-    'v1/Namespace': {
-      read: (p, o) => core.readNamespace({ name: p.name }, o),
-    },
-  };
-  return new Map(Object.entries(table));
+/** Every resource the drivers declare (each one's workload and what it watches), once each. */
+export function declaredResources(drivers: Iterable<{ readonly workload: KubeResource; readonly watches: readonly KubeResource[] }>): KubeResource[] {
+  const byKey = new Map<string, KubeResource>();
+  for (const d of drivers) {
+    for (const r of [d.workload, ...d.watches]) byKey.set(kindKey(r.apiVersion, r.kind), { apiVersion: r.apiVersion, kind: r.kind, resource: r.resource });
+  }
+  return [...byKey.values()];
 }
 
 /**
- * The plural resource of a custom kind, as Kubernetes guesses it without discovery
- * (meta.UnsafeGuessKindToResource): lower case, "s" → "ses", "y" → "ies", else "s". Right for every
- * kind a driver declares (test/unit/workloads/registry.test.ts checks it against their resources).
+ * Kubernetes' own kinds plus the given ones, all namespaced with every verb. A given kind that is
+ * also built in must name the same resource: a driver and the adapter disagreeing is a bug, found
+ * when the client is built rather than as a 404 in the middle of a release.
  */
-export function guessResource(kind: string): string {
-  const lower = kind.toLowerCase();
-  if (lower.endsWith('s')) return `${lower}es`;
-  if (lower.endsWith('y')) return `${lower.slice(0, -1)}ies`;
-  return `${lower}s`;
+export class KindTable {
+  private readonly kinds = new Map<string, KindInfo>(Object.entries(BUILT_IN));
+
+  constructor(resources: Iterable<KubeResource> = []) {
+    for (const r of resources) {
+      const key = kindKey(r.apiVersion, r.kind);
+      const known = this.kinds.get(key);
+      if (known && known.resource !== r.resource) {
+        throw new ConfigError(`kind ${key}: declared with resource "${r.resource}", but Kubernetes serves it as "${known.resource}"`);
+      }
+      if (!/^[a-z0-9][a-z0-9.-]*$/.test(r.resource)) throw new ConfigError(`kind ${key}: "${r.resource}" is not a resource name`);
+      if (!known) this.kinds.set(key, { resource: r.resource, namespaced: true, verbs: ALL_VERBS });
+    }
+  }
+
+  /** The kind's entry, if `verb` is one we send it; otherwise UnsupportedKindError, before any request. */
+  info(apiVersion: string, kind: string, verb: KindVerb): KindInfo {
+    const key = kindKey(apiVersion, kind);
+    const info = this.kinds.get(key);
+    if (!info) throw new UnsupportedKindError(`unsupported kind ${key}: neither built in nor declared by a driver`);
+    if (!info.verbs.includes(verb)) throw new UnsupportedKindError(`${verb} is not supported for ${key}`);
+    return info;
+  }
 }
 
-/** Namespaced custom-resource calls for one kind of a CRD group (apiVersion "group/version"). */
-export function customObjectOps(custom: CustomObjectsApi, apiVersion: string, kind: string): KindOps | null {
-  const slash = apiVersion.indexOf('/');
-  if (slash < 0) return null;
-  const where = { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), plural: guessResource(kind) };
-  return {
-    read: (p, o) => custom.getNamespacedCustomObject({ ...where, ...p }, o),
-    list: (p, o) => custom.listNamespacedCustomObject({ ...where, ...p }, o),
-    create: (p, o) => custom.createNamespacedCustomObject({ ...where, namespace: p.namespace, body: p.body }, o),
-    patch: (p, o) => custom.patchNamespacedCustomObject({ ...where, ...p }, o),
-    remove: (p, o) => custom.deleteNamespacedCustomObject({ ...where, name: p.name, namespace: p.namespace, ...(p.body ? { body: p.body } : {}) }, o),
-  };
+/**
+ * The REST path of a collection (no name) or of one object: /api/v1/... for the core group,
+ * /apis/<group>/<version>/... otherwise; namespaced kinds under /namespaces/<namespace>.
+ */
+export function resourcePath(apiVersion: string, info: KindInfo, namespace: string, name?: string): string {
+  const parts = [apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`];
+  if (info.namespaced) parts.push('namespaces', encodeURIComponent(namespace));
+  parts.push(info.resource);
+  if (name !== undefined) parts.push(encodeURIComponent(name));
+  return parts.join('/');
+}
+
+/** The path of the object `ref` names. */
+export function objectPath(ref: ObjectRef, info: KindInfo): string {
+  return resourcePath(ref.apiVersion, info, ref.namespace, ref.name);
 }

@@ -57,8 +57,8 @@ export interface KubeStatus {
 /**
  * Maps a failure of one request to a named error carrying the original as `cause`.
  * `what` names the request for humans, e.g. "patch apps/v1 Deployment web/api".
- * Accepts client-node's ApiException ({code, body}), the Error its Watch throws ({statusCode}),
- * or a Status object from a watch ERROR event.
+ * Accepts the transport's KubeHttpError ({code, body}; client-node's ApiException has the same
+ * shape), a connection error (a string `code`, status 0), or a Status object from a watch ERROR event.
  */
 export function toKubeError(err: unknown, what: string, retryAfterSeconds: number | null = null): Error {
   const code = httpStatusOf(err);

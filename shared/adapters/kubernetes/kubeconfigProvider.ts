@@ -5,6 +5,7 @@ import { ConfigError } from '../../errors.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { ClusterClient, ClusterProvider } from '../../reconcile/ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
+import type { KubeResource } from './kinds.ts';
 
 export interface KubeconfigClusterProviderOptions {
   /** A kubeconfig file; defaults to KUBECONFIG / ~/.kube/config. Ignored when `kubeConfig` is given. */
@@ -13,19 +14,24 @@ export interface KubeconfigClusterProviderOptions {
   /** Use this context instead of the current one. */
   context?: string;
   meter?: Meter;
+  /** The custom resources the drivers declare (kinds.ts declaredResources), served by path. */
+  resources: readonly KubeResource[];
 }
 
 export class KubeconfigClusterProvider implements ClusterProvider {
   private readonly only: KubeClusterClient;
+  /** The loaded configuration, for client-node's Exec (exec hooks). */
+  readonly kubeConfig: KubeConfig;
 
-  constructor(opts: KubeconfigClusterProviderOptions = {}) {
+  constructor(opts: KubeconfigClusterProviderOptions) {
     const kc = loadKubeConfig(opts);
     if (opts.context) {
       if (!kc.getContextObject(opts.context)) throw new ConfigError(`kubeconfig has no context "${opts.context}"`);
       kc.setCurrentContext(opts.context);
     }
     if (!kc.getCurrentCluster()) throw new ConfigError('kubeconfig has no current context with a cluster');
-    this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER });
+    this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER, resources: opts.resources });
+    this.kubeConfig = kc;
   }
 
   /** The same client whatever the cluster name: local mode has one cluster. */

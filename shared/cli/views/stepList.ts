@@ -20,6 +20,8 @@ export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date
       return 'moving pods';
     case 'Verifying':
       return 'waiting for pods to be ready';
+    case 'Analyzing':
+      return state.message.replace(/^step \d+\/\d+: /, '');
     case 'StepReady':
       return 'ready';
     case 'StepPaused': {

@@ -50,6 +50,8 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
         { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
         { apiGroup: '', resource: 'pods', verbs: ['list'] },
       ],
+      // Pod hooks: exec hooks run in the pods (the order of replacement is the controller's own).
+      hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] }],
     },
     summary: native
       ? {

@@ -6,7 +6,7 @@ import type { FieldIssue } from '../../errors.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { ClusterClient } from '../../kube/cluster.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
-import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
+import type { Observation, ObserveOptions, RevisionMembers, WorkloadDriver } from '../driver.ts';
 import { num, selectorString, spec, status, templateOf } from '../common/objects.ts';
 import { inTakeover, userStrategy } from './deploymentObjects.ts';
 import { describeOriginals, readOriginals } from './originals.ts';
@@ -23,13 +23,13 @@ import { deploymentWatches } from './watches.ts';
  * release has pods that are not Ready (to name what blocks them, podsNotReady), and the name
  * of a ReplicaSet the Partition strategy is about to create is read once, to catch a collision.
  */
-async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation> {
+async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date, opts: ObserveOptions = {}): Promise<Observation> {
   const base: Observation = { namespace, ref, workload: null, children: [], pods: [], ...(now ? { now } : {}) };
   const workload = await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: ref.name });
   if (!workload) return base;
   const selector = selectorString(spec(workload).selector);
   const originals = readOriginals(workload);
-  const wantPods = selector !== '' && originals.state === 'ok' && (originals.originals.minReadySeconds ?? 0) > 0;
+  const wantPods = selector !== '' && ((originals.state === 'ok' && (originals.originals.minReadySeconds ?? 0) > 0) || opts.pods === true);
   const [children, pods] = await Promise.all([
     cluster.list('apps/v1', 'ReplicaSet', namespace, selector),
     wantPods ? cluster.list('v1', 'Pod', namespace, selector) : Promise.resolve([]),
@@ -112,6 +112,11 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
       { apiGroup: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch', 'create', 'patch'] },
       // Listed while a MinReadySeconds release judges availability pod by pod.
       { apiGroup: '', resource: 'pods', verbs: ['list'] },
+    ],
+    hooks: [
+      { apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] },
+      // pod-deletion-cost on the pods whose preUpdate succeeded: the ReplicaSet controller deletes them first.
+      { apiGroup: '', resource: 'pods', verbs: ['patch'] },
     ],
     view: [
       { apiGroup: 'apps', resource: 'deployments', verbs: ['get'] },

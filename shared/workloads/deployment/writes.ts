@@ -8,10 +8,13 @@ import type { Observation } from '../driver.ts';
 import { minReadyWrites } from './minReadyWrites.ts';
 import { partitionWrites } from './partitionWrites.ts';
 import { deploymentView } from './view.ts';
+import { deletionCostWrites } from './deletionCost.ts';
 
 export function deploymentWrites(obs: Observation, actions: Action[], view: WorkloadView = deploymentView(obs)): KubeWrite[] {
   const strategy = view.strategy ?? requested(actions) ?? DEFAULT_DEPLOYMENT_STRATEGY;
-  return strategy === 'Partition' ? partitionWrites(obs, actions, view) : minReadyWrites(obs, actions, view);
+  // Steering first: the pods a scale-down may take are marked before the move that scales down.
+  const first = actions.flatMap((a) => (a.type === 'replace-first' ? a.pods : []));
+  return [...deletionCostWrites(obs, first), ...(strategy === 'Partition' ? partitionWrites(obs, actions, view) : minReadyWrites(obs, actions, view))];
 }
 
 function requested(actions: Action[]): DeploymentStrategy | null {

@@ -64,6 +64,8 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
         { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
         { apiGroup: '', resource: 'pods', verbs: ['list'] },
       ],
+      // Pod hooks: exec hooks run in the pods (the order of replacement is the controller's own).
+      hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] }],
     },
     summary: {
       counts: 'spec.replicas',

@@ -59,7 +59,9 @@ export function statefulSetView(obs: Observation, flavor: StatefulSetFlavor = NA
     problems: problems(set, template, flavor),
     strategy: null,
     nextAvailableAt: nextAvailableAt(pods, minReady, now),
-    toReplace: unavailableFirst(pods.filter((p) => podRevision(p) !== template).sort(byOrdinalDescending(set.metadata.name)), available).map((p) => p.metadata.name),
+    // RollingUpdate: the controller replaces by ordinal, highest first, whatever their availability;
+    // OnDelete: our deletions take the pods that cost no availability first.
+    toReplace: ((old) => (onDelete ? unavailableFirst(old, available) : old))(pods.filter((p) => podRevision(p) !== template).sort(byOrdinalDescending(set.metadata.name))).map((p) => p.metadata.name),
     blocked: flavor.blocked(set),
     // Every pod is listed anyway (the counts come from them): naming the blockers reads nothing more.
     blockers: [replicaFailure(set, null) ?? [], podBlockers(pods, podRevision)].flat(),

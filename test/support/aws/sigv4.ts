@@ -2,6 +2,7 @@
 // `signedFetch` signs a request as a caller would (service "lambda"); `verifySigV4` checks one the
 // way IAM auth does, by recomputing the signature over the headers the caller said it signed.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { HttpRequest } from '@smithy/types';
@@ -27,19 +28,50 @@ export interface SignedFetchInit {
 /** Signs and sends; returns the status, headers and parsed JSON (or text). */
 export async function signedFetch(baseUrl: string, init: SignedFetchInit): Promise<{ status: number; headers: Headers; json: Record<string, unknown> | null; text: string }> {
   const url = new URL(baseUrl);
+  return send(baseUrl, init, await signedHeaders({ protocol: url.protocol, hostname: url.hostname, port: Number(url.port) }, init));
+}
+
+/**
+ * Signs for the host of `functionUrl` but connects to `connectTo` (http://host:port), for a server
+ * that routes by Host name on an address without DNS: LocalStack's Function URLs,
+ * `http://<id>.lambda-url.<region>.127.0.0.1:<port>/` (not even a WHATWG URL: its last label is numeric).
+ */
+export async function signedRequestVia(connectTo: string, functionUrl: string, init: SignedFetchInit): Promise<{ status: number; json: Record<string, unknown> | null; text: string }> {
+  const m = /^(https?:)\/\/([^/:]+)(?::(\d+))?\/?$/.exec(functionUrl);
+  if (!m) throw new Error(`not a Function URL: ${functionUrl}`);
+  const [, protocol, hostname, port] = m as unknown as [string, string, string, string | undefined];
+  const headers = await signedHeaders({ protocol, hostname, port: Number(port ?? 0) }, init);
+  const search = new URLSearchParams(init.query ?? {}).toString();
+  const target = new URL(connectTo);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: target.hostname, port: target.port, method: init.method, path: `${init.path}${search ? `?${search}` : ''}`, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, json: parseJson(text), text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+async function signedHeaders(url: { protocol: string; hostname: string; port: number }, init: SignedFetchInit): Promise<Record<string, string>> {
+  const host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
   const request: HttpRequest = {
     method: init.method,
     protocol: url.protocol,
     hostname: url.hostname,
-    port: Number(url.port),
+    port: url.port,
     path: init.path,
     query: init.query ?? {},
-    headers: { host: url.host, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    headers: { host, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
     ...(init.body !== undefined ? { body: init.body } : {}),
   };
   const signer = new SignatureV4({ credentials: init.credentials, region: init.region, service: SIGV4_SERVICE, sha256: Sha256 });
-  const signed = await signer.sign(request);
-  return send(baseUrl, init, signed.headers);
+  return (await signer.sign(request)).headers;
 }
 
 /** Sends without any signature (what an anonymous caller does). */

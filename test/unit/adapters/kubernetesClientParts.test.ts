@@ -1,18 +1,22 @@
-// The pure parts of KubeClusterClient: patch guarding, error mapping, and the per-request
-// middleware. Requests against a real apiserver are in test/integration/kube-client.test.ts.
+// The pure parts of KubeClusterClient: patch guarding, error mapping, the REST paths of the kinds
+// and when a request is sent again. Requests against a real apiserver are in
+// test/integration/kube-client.test.ts, and through a fault-injecting proxy in kube-client.faults.test.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiException, HttpMethod, RequestContext, ResponseContext } from '@kubernetes/client-node';
 // Not re-exported by the package index; reached by path only to document its behaviour.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
-import { ConflictError, ForbiddenError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../../shared/errors.ts';
-import { Meter } from '../../../shared/reconcile/meter.ts';
+import { ConfigError, ConflictError, ForbiddenError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../../shared/errors.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from '../../../shared/adapters/kubernetes/patchBody.ts';
-import { InvalidObjectError, KubeApiError, toKubeError } from '../../../shared/adapters/kubernetes/kubeErrors.ts';
-import { exchange, sharedConnection } from '../../../shared/adapters/kubernetes/wire.ts';
+import { InvalidObjectError, KubeApiError, retryAfterSeconds, toKubeError } from '../../../shared/adapters/kubernetes/kubeErrors.ts';
+import { declaredResources, KindTable, objectPath, resourcePath, UnsupportedKindError } from '../../../shared/adapters/kubernetes/kinds.ts';
+import { withApiserverRetries } from '../../../shared/adapters/kubernetes/retrying.ts';
+import { KubeHttpError, RequestDeadlineError } from '../../../shared/adapters/kubernetes/transport.ts';
+import { WORKLOAD_RESOURCES } from '../../../shared/app/kubeResources.ts';
+import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
 
-function apiException(code: number, status: object): ApiException<unknown> {
-  return new ApiException(code, 'Unknown API Status Code!', JSON.stringify({ kind: 'Status', apiVersion: 'v1', ...status }), {});
+/** What the transport throws for an answer of 400 or more. */
+function httpError(code: number, status: object, retryAfter?: string): KubeHttpError {
+  return new KubeHttpError('PATCH /x', code, JSON.stringify({ kind: 'Status', apiVersion: 'v1', ...status }), retryAfter);
 }
 
 describe('guardedPatchBody', () => {
@@ -61,7 +65,7 @@ describe('toKubeError', () => {
       [410, GoneError],
     ];
     for (const [code, cls] of cases) {
-      const original = apiException(code, { code, message: `status ${code}` });
+      const original = httpError(code, { code, message: `status ${code}` });
       const mapped = toKubeError(original, 'get apps/v1/Deployment web/api');
       assert.ok(mapped instanceof cls, `${code} → ${cls.name}`);
       assert.equal(mapped.message, `get apps/v1/Deployment web/api: status ${code}`);
@@ -71,7 +75,7 @@ describe('toKubeError', () => {
 
   test('turns a 422 into a ValidationError carrying the apiserver message and field causes', () => {
     const mapped = toKubeError(
-      apiException(422, {
+      httpError(422, {
         code: 422,
         reason: 'Invalid',
         message: 'ReplicaSet.apps "x" is invalid: spec.template.metadata.labels: Invalid value: selector does not match',
@@ -95,7 +99,7 @@ describe('toKubeError', () => {
   });
 
   test('keeps other failures as KubeApiError with the status, and connection errors with status 0', () => {
-    const throttled = toKubeError(apiException(429, { code: 429, reason: 'TooManyRequests', message: 'slow down' }), 'list');
+    const throttled = toKubeError(httpError(429, { code: 429, reason: 'TooManyRequests', message: 'slow down' }), 'list');
     assert.ok(throttled instanceof KubeApiError);
     assert.equal(throttled.status, 429);
     assert.equal(throttled.reason, 'TooManyRequests');
@@ -104,46 +108,110 @@ describe('toKubeError', () => {
     assert.equal(refused.status, 0);
     assert.match(refused.message, /ECONNREFUSED/);
   });
-});
 
-describe('exchange middleware', () => {
-  test('counts the request, sets the patch content type and keeps the raw response body', async () => {
-    const meter = new Meter();
-    const ex = exchange(meter, 'k8s.write', { contentType: 'application/merge-patch+json' });
-    const middleware = ex.options.middleware ?? [];
-    let request = new RequestContext('https://127.0.0.1/apis/apps/v1/namespaces/a/deployments/b', HttpMethod.PATCH);
-    request.setHeaderParam('Content-Type', 'application/json-patch+json'); // what the generated code sets
-    for (const m of middleware) request = await m.pre(request).toPromise();
-    assert.equal(meter.get('k8s.write'), 1);
-    assert.equal(request.getHeaders()['Content-Type'], 'application/merge-patch+json');
-
-    const raw = '{"metadata":{"creationTimestamp":"2026-09-01T10:00:00Z"}}';
-    let response = new ResponseContext(200, { 'content-type': 'application/json' }, {
-      text: async () => raw,
-      binary: async () => Buffer.from(raw),
-      stream: () => null,
-    });
-    for (const m of [...middleware].reverse()) response = await m.post(response).toPromise();
-    assert.equal(ex.body(), raw);
-    assert.equal(await response.body.text(), raw, 'the generated code still gets the body to parse');
+  test('makes a request that got no answer within its deadline a transient failure without status', () => {
+    const mapped = toKubeError(new RequestDeadlineError('GET /api/v1/namespaces/a/pods', 10_000), 'list v1/Pod in a');
+    assert.ok(mapped instanceof KubeApiError);
+    assert.equal(mapped.status, 0);
+    assert.match(mapped.message, /^list v1\/Pod in a: GET \/api\/v1\/namespaces\/a\/pods: no complete answer within 10000 ms$/);
   });
 
-  test('is needed because client-node models do not give back the apiserver timestamps', () => {
-    // Why the client parses the raw body instead of re-serializing client-node's models.
+  test('reads Retry-After as delta-seconds or an HTTP date', () => {
+    assert.equal(retryAfterSeconds('3'), 3);
+    assert.equal(retryAfterSeconds('Tue, 01 Dec 2026 10:00:05 GMT', Date.parse('2026-12-01T10:00:00Z')), 5);
+    assert.equal(retryAfterSeconds(undefined), null);
+    assert.equal(retryAfterSeconds('soon'), null);
+  });
+});
+
+describe('REST paths of the kinds', () => {
+  const kinds = new KindTable();
+
+  test('core-group and named-group objects and collections, namespaced, with names encoded', () => {
+    assert.equal(objectPath({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }, kinds.info('apps/v1', 'Deployment', 'patch')), '/apis/apps/v1/namespaces/shop/deployments/web');
+    assert.equal(resourcePath('v1', kinds.info('v1', 'Pod', 'list'), 'shop'), '/api/v1/namespaces/shop/pods');
+    assert.equal(objectPath({ apiVersion: 'v1', kind: 'Pod', namespace: 'a b', name: 'x/y' }, kinds.info('v1', 'Pod', 'delete')), '/api/v1/namespaces/a%20b/pods/x%2Fy');
+  });
+
+  test('a cluster-scoped kind has no namespace in its path', () => {
+    assert.equal(objectPath({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' }, kinds.info('v1', 'Namespace', 'get')), '/api/v1/namespaces/shop');
+  });
+
+  test('a custom kind nobody declared, or a verb we never send a kind, is refused before any request', () => {
+    assert.throws(() => kinds.info('apps.kruise.io/v1alpha1', 'CloneSet', 'get'), (err: unknown) => err instanceof UnsupportedKindError && /unsupported kind apps.kruise.io\/v1alpha1\/CloneSet/.test(String(err)));
+    assert.throws(() => kinds.info('v1', 'Namespace', 'patch'), (err: unknown) => err instanceof UnsupportedKindError && /patch is not supported for v1\/Namespace/.test(String(err)));
+  });
+
+  test('serves every resource a driver declares at the path of that resource, the Kruise workloads included', () => {
+    const declared = new KindTable(WORKLOAD_RESOURCES);
+    for (const driver of Object.values(WORKLOAD_DRIVERS)) {
+      for (const r of [driver.workload, ...driver.watches]) {
+        const group = r.apiVersion.includes('/') ? `/apis/${r.apiVersion}` : `/api/${r.apiVersion}`;
+        assert.equal(objectPath({ apiVersion: r.apiVersion, kind: r.kind, namespace: 'shop', name: 'web' }, declared.info(r.apiVersion, r.kind, 'patch')), `${group}/namespaces/shop/${r.resource}/web`);
+      }
+    }
+    assert.equal(resourcePath('apps.kruise.io/v1alpha1', declared.info('apps.kruise.io/v1alpha1', 'CloneSet', 'list'), 'shop'), '/apis/apps.kruise.io/v1alpha1/namespaces/shop/clonesets');
+    assert.equal(objectPath({ apiVersion: 'apps.kruise.io/v1beta1', kind: 'StatefulSet', namespace: 'shop', name: 'db' }, declared.info('apps.kruise.io/v1beta1', 'StatefulSet', 'get')), '/apis/apps.kruise.io/v1beta1/namespaces/shop/statefulsets/db');
+  });
+
+  test('lists each declared resource once, and refuses a declaration that contradicts Kubernetes', () => {
+    const twice = declaredResources([{ workload: { apiVersion: 'x.io/v1', kind: 'Thing', resource: 'things' }, watches: [{ apiVersion: 'x.io/v1', kind: 'Thing', resource: 'things' }] }]);
+    assert.deepEqual(twice, [{ apiVersion: 'x.io/v1', kind: 'Thing', resource: 'things' }]);
+    assert.throws(() => new KindTable([{ apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deploys' }]), (err: unknown) => err instanceof ConfigError && /Kubernetes serves it as "deployments"/.test(String(err)));
+    assert.throws(() => new KindTable([{ apiVersion: 'x.io/v1', kind: 'Thing', resource: 'Things/../x' }]), ConfigError);
+  });
+});
+
+describe('when a request is sent again (retrying.ts, as client-go)', () => {
+  const throttled = (seconds: number | null) => new KubeApiError('throttled', 429, 'TooManyRequests', { retryAfterSeconds: seconds });
+  const noAnswer = () => new KubeApiError('reset', 0, undefined);
+
+  async function attempts(isRead: boolean, failures: Error[], maxWaitMs?: number): Promise<{ calls: number; slept: number[]; result: unknown }> {
+    let calls = 0;
+    const slept: number[] = [];
+    const result = await withApiserverRetries(isRead, async () => {
+      const failure = failures[calls];
+      calls += 1;
+      if (failure) throw failure;
+      return 'ok';
+    }, { sleep: async (ms) => void slept.push(ms), ...(maxWaitMs === undefined ? {} : { maxWaitMs }) }).catch((err: unknown) => err);
+    return { calls, slept, result };
+  }
+
+  test('waits the Retry-After the server names, for a write as for a read, at most three attempts in all', async () => {
+    assert.deepEqual(await attempts(false, [throttled(1)]), { calls: 2, slept: [1000], result: 'ok' });
+    const given = await attempts(true, [throttled(2), throttled(1), throttled(1)]);
+    assert.equal(given.calls, 3);
+    assert.deepEqual(given.slept, [2000, 1000]);
+    assert.ok(given.result instanceof KubeApiError);
+  });
+
+  test('leaves a longer Retry-After than the pass may wait to the next pass', async () => {
+    const r = await attempts(true, [throttled(9)], 5_000);
+    assert.equal(r.calls, 1);
+    assert.ok(r.result instanceof KubeApiError);
+  });
+
+  test('sends a read that got no answer once more, never a write (it may have been applied)', async () => {
+    assert.deepEqual(await attempts(true, [noAnswer()]), { calls: 2, slept: [], result: 'ok' });
+    const twice = await attempts(true, [noAnswer(), noAnswer()]);
+    assert.equal(twice.calls, 2);
+    assert.ok(twice.result instanceof KubeApiError);
+    const write = await attempts(false, [noAnswer()]);
+    assert.equal(write.calls, 1);
+    assert.ok(write.result instanceof KubeApiError);
+  });
+
+  test('does not repeat what the server refused (a conflict, a 5xx without Retry-After for a write)', async () => {
+    assert.equal((await attempts(true, [new ConflictError('409')])).calls, 1);
+    assert.equal((await attempts(false, [new KubeApiError('500', 500, 'InternalError')])).calls, 1);
+  });
+});
+
+describe('why the client reads wire JSON instead of client-node models', () => {
+  test('the models do not give back the apiserver timestamps', () => {
     const model = ObjectSerializer.deserialize({ metadata: { name: 'x', creationTimestamp: '2026-09-01T10:00:00Z' } }, 'V1Deployment', '');
     const back = ObjectSerializer.serialize(model, 'V1Deployment', '') as { metadata: { creationTimestamp: string } };
     assert.equal(back.metadata.creationTimestamp, '2026-09-01T10:00:00.000Z');
-  });
-
-  test('gives every request of a client the connection pool of its first request', async () => {
-    const connection = sharedConnection();
-    const first = { pool: 'first' } as never;
-    const later = { pool: 'later' } as never;
-    const a = new RequestContext('https://127.0.0.1/a', HttpMethod.GET);
-    a.setDispatcher(first);
-    const b = new RequestContext('https://127.0.0.1/b', HttpMethod.GET);
-    b.setDispatcher(later);
-    assert.equal((await connection.pre(a).toPromise()).getDispatcher(), first);
-    assert.equal((await connection.pre(b).toPromise()).getDispatcher(), first);
   });
 });

@@ -27,6 +27,7 @@ function harness(registrations: ClusterRegistration[], extra: Partial<Registered
   };
   const opts: RegisteredClusterProviderOptions = {
     registry: { getCluster: async (name) => registry.get(name) ?? null },
+    resources: [],
     credentials: base,
     clock: { now: () => new Date(now.ms) },
     eks: (region, credentials) => ({

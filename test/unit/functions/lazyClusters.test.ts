@@ -81,7 +81,7 @@ describe('the API function', () => {
     assert.equal(kubernetesClientLoaded(), false, 'loading the API entry point imported @kubernetes/client-node');
 
     // The deployed loader over a registry that knows no cluster: the import happens, then the lookup fails.
-    const lazy = new LazyClusterProvider(registeredClusterProviderLoader({ registry: { getCluster: async () => null } }));
+    const lazy = new LazyClusterProvider(registeredClusterProviderLoader({ registry: { getCluster: async () => null }, resources: [] }));
     assert.equal(kubernetesClientLoaded(), false);
     await assert.rejects(lazy.client('prod'), /cluster "prod" is not registered/);
     assert.equal(kubernetesClientLoaded(), true);

@@ -43,6 +43,16 @@ describe('reasons: what the release waits on', () => {
     assert.deepEqual(r.cause, { kind: 'PodNotReady', object: 'pod/web-a', field: null, detail: 'ImagePullBackOff (Back-off pulling image "app:v2")', since: '2030-01-07T09:59:30.000Z', until: null });
   });
 
+  it('says what only someone else can do: the pods a Manual OnDelete batch waits for you to delete, before any pod blocker', () => {
+    const waiting = { kind: 'ManualDeletion' as const, text: 'waiting for 1 more pod to be deleted (onDeletePolicy Manual); still on the old revision: web-0' };
+    const r = explain(spec, releasing(), view({ blockers: [blocker('web-a')] }), NOW, waiting);
+    assert.equal(r.message, `step 1/3: ${waiting.text}`);
+    assert.equal(r.cause?.kind, 'ManualDeletion');
+    assert.equal(explain(spec, releasing({ finalizing: true }), view(), NOW, waiting).message, `finishing: ${waiting.text}`);
+    const paused = { kind: 'WorkloadPaused' as const, text: 'the CloneSet has spec.updateStrategy.paused: true, so it updates no pod; unpause it to go on' };
+    assert.equal(explain(spec, releasing({ kind: 'rollback' }), view(), NOW, paused).message, `rolling back to revision v2: ${paused.text}`);
+  });
+
   it('names a pod in an ordinary start-up state only once it has lasted 20 s', () => {
     const starting = blocker('web-a', { reason: 'ContainerCreating', message: '', transient: true, since: '2030-01-07T09:59:50.000Z' });
     assert.equal(explain(spec, releasing(), view({ blockers: [starting] }), NOW).message, 'step 1/3: waiting for pods to be ready');

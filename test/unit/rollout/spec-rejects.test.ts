@@ -1,22 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ValidationError } from '../../../shared/errors.ts';
-import type { FieldIssue } from '../../../shared/errors.ts';
 import { parseRollout } from '../../../shared/rollout/spec.ts';
 import type { Doc } from './specFixtures.ts';
-import { edited, kruiseDoc, ourDoc, releaseWindow } from './specFixtures.ts';
+import { edited, issuesOf, kruiseDoc, ourDoc, releaseWindow } from './specFixtures.ts';
 
 const ctx = { cluster: 'c' };
-
-function issuesOf(doc: unknown): FieldIssue[] {
-  try {
-    parseRollout(doc, ctx);
-  } catch (err) {
-    assert.ok(err instanceof ValidationError, `expected a ValidationError, got ${String(err)}`);
-    return err.issues;
-  }
-  return assert.fail('the document was accepted');
-}
 
 const steps = (...s: unknown[]) => (d: Doc) => (d.spec.strategy.canary.steps = s as Record<string, unknown>[]);
 const canary = (over: Record<string, unknown>) => (d: Doc) => Object.assign(d.spec.strategy.canary, over);

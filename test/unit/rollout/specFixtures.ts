@@ -1,5 +1,7 @@
 // Rollout documents for the spec tests: a valid base, and a way to break one field at a time.
-import { KRUISE_API_VERSION, ROLLOUTS_API_VERSION } from '../../../shared/rollout/spec.ts';
+import assert from 'node:assert/strict';
+import { ValidationError, type FieldIssue } from '../../../shared/errors.ts';
+import { KRUISE_API_VERSION, parseRollout, ROLLOUTS_API_VERSION } from '../../../shared/rollout/spec.ts';
 
 export type Doc = Record<string, unknown> & {
   metadata: Record<string, unknown>;
@@ -41,3 +43,14 @@ export function edited(base: () => Doc, edit: (d: Doc) => void): Doc {
 export const releaseWindow = (over: Record<string, unknown> = {}) => ({
   days: ['Mon', 'Tue'], start: '09:00', end: '17:00', timeZone: 'Europe/Paris', ...over,
 });
+
+/** The issues parseRollout reports for `doc` (fails the test when the document is accepted). */
+export function issuesOf(doc: unknown, ctx = { cluster: 'c' }): FieldIssue[] {
+  try {
+    parseRollout(doc, ctx);
+  } catch (err) {
+    assert.ok(err instanceof ValidationError, `expected a ValidationError, got ${String(err)}`);
+    return err.issues;
+  }
+  return assert.fail('the document was accepted');
+}

@@ -3,9 +3,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../../infra/constructs/ClusterAccess.ts';
-import { requiredRbac } from '../../../shared/workloads/rbac.ts';
+import { HOOKS_CLUSTER_ROLE, requiredRbac } from '../../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
-import { clusterRole, grantsOfAccess, grantsOfRules } from '../../support/rbacManifest.ts';
+import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments } from '../../support/rbacManifest.ts';
 
 const required = requiredRbac(Object.values(WORKLOAD_DRIVERS));
 
@@ -21,6 +21,15 @@ describe('infra/k8s/rollouts-rbac.yaml', () => {
 
   it(`grants the read-only ${KUBERNETES_VIEW_GROUP} group exactly what the drivers' observe reads`, () => {
     assert.deepEqual(grantsOfRules(clusterRole(KUBERNETES_VIEW_GROUP).rules), grantsOfAccess(required.view), `expected rules:\n${asYaml(required.view)}`);
+  });
+
+  it(`grants pod hooks (exec, pod-deletion-cost) only in ${HOOKS_CLUSTER_ROLE}, which nothing binds cluster-wide`, () => {
+    assert.deepEqual(grantsOfRules(clusterRole(HOOKS_CLUSTER_ROLE).rules), grantsOfAccess(required.hooks), `expected rules:\n${asYaml(required.hooks)}`);
+    assert.deepEqual(grantsOfAccess(required.hooks), ['/pods patch', '/pods/exec create', '/pods/exec get']);
+    const bindings = rbacDocuments().filter((d) => d.kind === 'ClusterRoleBinding' && d.roleRef.name === HOOKS_CLUSTER_ROLE);
+    assert.deepEqual(bindings, [], 'bound per namespace with a RoleBinding, where Rollouts use hooks');
+    const reconcile = new Set(grantsOfRules(clusterRole(KUBERNETES_GROUP).rules));
+    assert.ok(!reconcile.has('/pods/exec create') && !reconcile.has('/pods patch'), 'the cluster-wide role has no exec and no pod patch');
   });
 
   it('covers the Kruise workloads, and the watch of every kind', () => {

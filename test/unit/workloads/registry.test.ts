@@ -2,7 +2,6 @@
 // (shared/rollout/workloadKinds.ts) has a driver, and each driver serves exactly its kind.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { guessResource } from '../../../shared/adapters/kubernetes/kinds.ts';
 import { WORKLOAD_KINDS, WORKLOAD_TYPES, workloadKindOf } from '../../../shared/rollout/workloadKinds.ts';
 import { watchTargets } from '../../../shared/watch/mapping.ts';
 import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
@@ -29,11 +28,11 @@ describe('the workload registry', () => {
     assert.equal(workloadKindOf('apps.kruise.io/v1alpha1', 'StatefulSet'), null);
   });
 
-  it('the plural the Kubernetes adapter guesses for a custom kind is the resource its driver declares', () => {
+  it('declares for each workload and watched kind the plural resource Kubernetes serves it as', () => {
     for (const kind of WORKLOAD_KINDS) {
       const w = WORKLOAD_DRIVERS[kind].workload;
-      assert.equal(guessResource(w.kind), w.resource, kind);
-      for (const watch of WORKLOAD_DRIVERS[kind].watches) assert.equal(guessResource(watch.kind), watch.resource, `${kind} watches ${watch.kind}`);
+      assert.equal(kubernetesPlural(w.kind), w.resource, kind);
+      for (const watch of WORKLOAD_DRIVERS[kind].watches) assert.equal(kubernetesPlural(watch.kind), watch.resource, `${kind} watches ${watch.kind}`);
     }
   });
 
@@ -54,3 +53,14 @@ describe('the workload registry', () => {
     assert.match(WORKLOAD_DRIVERS.AdvancedDaemonSet.summary.counts, /desiredNumberScheduled/);
   });
 });
+
+/**
+ * The plural Kubernetes derives from a kind when a CRD does not name one (apimachinery's
+ * meta.UnsafeGuessKindToResource): lower case, "s" → "ses", "y" → "ies", else "s". Every kind here follows it.
+ */
+function kubernetesPlural(kind: string): string {
+  const lower = kind.toLowerCase();
+  if (lower.endsWith('s')) return `${lower}es`;
+  if (lower.endsWith('y')) return `${lower.slice(0, -1)}ies`;
+  return `${lower}s`;
+}
