@@ -188,8 +188,11 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
       await cluster.write(write);
     } catch (err) {
       // Someone else changed the object since we observed it: our plan may be stale. Persist nothing;
-      // the next pass observes again and re-derives the same transition (level-based).
-      if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: i });
+      // the next pass observes again and re-derives the same transition (level-based). A refused
+      // precondition (shared/kube/types.ts) says the same.
+      if (err instanceof ConflictError || (write.verb === 'patch' && write.precondition === true && err instanceof ValidationError)) {
+        return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: i });
+      }
       const refused = refusedCommand(err, write, writes.slice(0, i), planned.nextState, state);
       if (refused === null) throw err;
       // The apiserver will never take this template: the release request fails with its reason and

@@ -41,7 +41,9 @@ describe('exact batches whatever the Deployment\'s budget, in both strategies', 
         for (const [i, batch] of [1, 5].entries()) {
           watcher.capPods(V2, batch);
           if (i > 0) await s.command({ type: 'approve' });
-          const snap = await s.reconcileUntil((x) => atPause(x, i) && settled(x, batch, 10 - batch + surplus), `batch ${i + 1} settled at ${batch}`);
+          // A complete MinReadySeconds batch pauses the Deployment: nothing moves until the next one.
+          const resting = (x: Snapshot) => strategy !== 'MinReadySeconds' || x.deployment.spec?.paused === true;
+          const snap = await s.reconcileUntil((x) => atPause(x, i) && settled(x, batch, 10 - batch + surplus) && resting(x), `batch ${i + 1} settled at ${batch}`);
           assert.equal(snap.pods[V2]?.ready, batch, `exactly ${batch} pods of the new revision`);
           await assertQuiet(s);
         }

@@ -175,13 +175,15 @@ describe('KubeClusterClient writes', () => {
     assert.equal((await client.get(rsRef('merge-stale')))?.spec?.replicas, 0, 'nothing was written');
   });
 
-  test('an empty merge patch guarded by the resourceVersion stores nothing while it is current, and is refused once stale (the drivers\' guard before ReplicaSet moves)', async () => {
+  test('a JSON patch that only tests metadata.generation stores nothing while it holds, and is refused as invalid once the spec changed (the drivers\' check before ReplicaSet moves)', async () => {
     const rs = await createSettled('guard');
-    const guard = { verb: 'patch' as const, ref: rsRef('guard'), patchType: 'merge' as const, reason: 'guard', patch: {}, resourceVersion: rs?.metadata.resourceVersion };
-    const same = await client.write(guard);
+    const check = { verb: 'patch' as const, ref: rsRef('guard'), patchType: 'json' as const, precondition: true, reason: 'check', patch: [{ op: 'test', path: '/metadata/generation', value: rs?.metadata.generation }] };
+    const same = await client.write(check);
     assert.equal(same?.metadata.resourceVersion, rs?.metadata.resourceVersion, 'nothing stored: no new resourceVersion, no watch event');
-    await bumpAsAdmin('guard');
-    await assert.rejects(client.write(guard), ConflictError);
+    await bumpAsAdmin('guard'); // metadata only: the generation stays, the check still holds
+    assert.equal((await client.write(check))?.metadata.generation, rs?.metadata.generation);
+    await cluster.admin.makeApiClient(AppsV1Api).patchNamespacedReplicaSet({ name: 'guard', namespace: ns, body: { spec: { replicas: 2 } } }, mergePatch);
+    await assert.rejects(client.write(check), ValidationError);
   });
 
   test('strategic-merge-patches one container of a Deployment by name, keeping the others', async () => {

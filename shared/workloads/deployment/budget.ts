@@ -47,10 +47,13 @@ export interface Budget {
   /** What Σ old spec.replicas should be after this pass; below N − maxUnavailable it is ours to scale. */
   oldTarget: number;
   /**
-   * Nothing may move, and no budget the apiserver accepts keeps the controller still: pause the
-   * Deployment instead. The user allows no unavailability, and old pods are already down to N −
-   * batch with no surplus one left (a scale-down the controller spread proportionally took it):
-   * the forced maxSurge 1 would add a pod beyond the batch (soak).
+   * The batch is complete (its pods are asked for, no old pod is left to drain): nothing should
+   * move, so the Deployment is paused rather than left to the controller with this budget. A budget
+   * only keeps the controller still for the N it was sized for: after a scale-down it would roll
+   * new pods beyond the batch before the next pass (soak), and where the user allows no
+   * unavailability and no old pod is surplus no accepted budget (never 0/0) keeps it still at all.
+   * A paused Deployment still scales: a scale-up is spread over both revisions (README), a
+   * scale-down takes pods from both; neither rolls anything.
    */
   hold: boolean;
 }
@@ -79,15 +82,11 @@ export function chooseBudget(x: BudgetInput): Budget {
 
   let maxUnavailable = Math.max(0, Math.min(unavailable, n - oldTarget));
   let maxSurge = Math.max(0, Math.min(surge, batch - (n - oldTarget)));
-  let hold = false;
   if (maxSurge === 0 && maxUnavailable === 0) {
     // Only when nothing may move (or N = 0): the fenceposts guarantee one of the user's budgets is ≥ 1.
     if (unavailable > 0) maxUnavailable = 1;
-    else {
-      maxSurge = 1;
-      // The controller would create new pods up to N + 1 − old: beyond the batch unless one old pod is surplus.
-      hold = n + maxSurge - oldTarget > batch;
-    }
+    else maxSurge = 1;
   }
+  const hold = Math.max(0, x.newDesired) >= batch && oldTarget >= oldDesired;
   return { maxSurge, maxUnavailable, oldTarget, hold };
 }

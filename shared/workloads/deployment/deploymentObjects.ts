@@ -59,16 +59,19 @@ export function revisionNumber(rs: KubeObject): number {
 
 
 /**
- * A no-op patch of the Deployment guarded by the resourceVersion the pass observed, sent before
- * ReplicaSet writes when the pass has no Deployment change of its own to carry the guard. Those
- * writes are sized for the N the pass read; if the Deployment changed since (a scale by the user or
- * an HPA), the apiserver refuses the guard (409) and nothing after it is sent. With the
- * resourceVersion still current it is "no change": nothing is stored, no watch event follows.
- * (Soak: a scale-down of the stable ReplicaSet sized for N 4, sent after the user scaled to 5, left
- * 4 Available of 5 under maxUnavailable 0.)
+ * A check sent before ReplicaSet writes when the pass has no Deployment change of its own: a JSON
+ * patch whose only op tests that metadata.generation is still the observed one. Those writes are
+ * sized for the N (and template) the pass read; if the user or an HPA changed the Deployment's spec
+ * since, the apiserver refuses the test (422) and nothing after it is sent (a precondition: the
+ * pass stops as on a conflict). Status updates do not change the generation, so the controller's
+ * own churn does not trip it; passing, it stores nothing ("no change"). Checked on the real
+ * apiserver by test/integration/kube-client.test.ts. (Soak: a scale-down of the stable ReplicaSet
+ * sized for N 4, sent after the user scaled to 5, left 4 Available of 5 under maxUnavailable 0.)
  */
 export function deploymentGuard(d: KubeObject): KubeWrite {
   return {
-    verb: 'patch', ref: objectRef(d), patchType: 'merge', resourceVersion: d.metadata.resourceVersion, patch: {}, reason: 'guard: the Deployment is as observed',
+    verb: 'patch', ref: objectRef(d), patchType: 'json', precondition: true,
+    patch: [{ op: 'test', path: '/metadata/generation', value: d.metadata.generation ?? 0 }],
+    reason: `check: the Deployment's spec is still generation ${d.metadata.generation ?? 0}`,
   };
 }

@@ -141,7 +141,7 @@ function pace(d: KubeObject, originals: Originals | null, view: WorkloadView, ta
     // The batch stands where it should; no valid budget would keep the controller from adding to it.
     if (spec(d).paused !== true) {
       out.spec.paused = true;
-      out.reasons.push('pause: the batch is complete and no budget keeps the controller still');
+      out.reasons.push('pause: the batch is complete, nothing moves until the next one');
     }
     return out;
   }

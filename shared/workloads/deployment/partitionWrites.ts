@@ -57,6 +57,12 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         break;
       }
       case 'distribute': {
+        // No move until the controllers have observed every ReplicaSet and the Deployment: moves
+        // are sized by the pods the ReplicaSets report, and while kube-controller-manager is down
+        // those reports stand still, so each pass would scale further down on pods about to go; all
+        // of it would land at once when the controller comes back (soak: 2 Available of 4 under
+        // maxUnavailable 1).
+        if (!view.observed) break;
         const stable = Object.entries(action.distribution)
           .filter(([id]) => id !== action.target)
           .sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;

@@ -74,7 +74,15 @@ export class MemoryCluster implements ClusterClient {
       this.objects.delete(keyOf(ref));
       return null;
     }
-    if (w.patchType !== 'merge') throw new ValidationError([{ path: 'patchType', reason: `the fake applies merge patches only, got ${w.patchType}` }]);
+    if (w.patchType === 'json' && Array.isArray(w.patch) && w.patch.every((op) => isRecord(op) && op.op === 'test')) {
+      // A check (the drivers' precondition): the apiserver answers 422 when a test fails, and stores nothing when all pass.
+      for (const op of w.patch as { path: string; value: unknown }[]) {
+        const actual = op.path.split('/').slice(1).reduce<unknown>((o, k) => (isRecord(o) ? o[k] : undefined), current);
+        if (JSON.stringify(actual) !== JSON.stringify(op.value)) throw new ValidationError([{ path: op.path, reason: `testing value failed: ${JSON.stringify(actual)} ≠ ${JSON.stringify(op.value)}` }]);
+      }
+      return copy(current);
+    }
+    if (w.patchType !== 'merge') throw new ValidationError([{ path: 'patchType', reason: `the fake applies merge patches and JSON-patch tests only, got ${w.patchType}` }]);
     const patched = mergePatch(current, w.patch) as KubeObject;
     const specChanged = JSON.stringify(patched.spec) !== JSON.stringify(current.spec);
     const generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);

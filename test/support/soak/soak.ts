@@ -267,13 +267,18 @@ type Watcher = InvariantWatcher | SetWatcher;
  * one until its approval is sent.
  */
 async function actor(m: FleetMember, rng: Random, api: SoakApi, watcher: Watcher, apps: AppsV1Api, end: number, violations: string[]): Promise<void> {
-  let target: string | null = null;
   const release = async (): Promise<void> => {
     m.images += 1;
     const image = IMAGE(m.images);
+    // Capped before it is sent (its pods may appear before the answer), lifted if the API refused it.
     watcher.capPods(image, 1);
-    target = image;
-    await api.command(m.namespace, m.name, 'release', { images: { app: image } });
+    const code = await api.command(m.namespace, m.name, 'release', { images: { app: image } });
+    if (code !== 202 && code !== 200) watcher.capPods(image, Number.POSITIVE_INFINITY);
+  };
+  /** The image of the release waiting at step 1 (its approval lets more of its pods run). */
+  const waitingImage = async (revision: string): Promise<string | undefined> => {
+    const view = (await api.call('GET', api.rolloutPath(m.namespace, m.name, '/workload'))).body as { revisions?: { id: string; images: Record<string, string> }[] };
+    return view.revisions?.find((r) => r.id === revision)?.images.app;
   };
   const scale = async (): Promise<void> => {
     m.replicas = rng.int(3, 5);
@@ -300,10 +305,14 @@ async function actor(m: FleetMember, rng: Random, api: SoakApi, watcher: Watcher
         case 'release': await release(); break;
         case 'scale': await scale(); break;
         case 'undo': await undo(); break;
-        case 'approve':
-          if (st.step?.index === 0 && target !== null) watcher.capPods(target, Number.POSITIVE_INFINITY);
-          await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step?.index });
+        case 'approve': {
+          // For the release seen waiting (the API records its id): an approval never carries over to another.
+          const image = st.step?.index === 0 && rel ? await waitingImage(rel.targetRevision) : undefined;
+          if (image !== undefined) watcher.capPods(image, Number.POSITIVE_INFINITY);
+          const code = await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step?.index, ...(rel ? { releaseId: rel.id } : {}) });
+          if (image !== undefined && code !== 202 && code !== 200) watcher.capPods(image, 1); // refused: still unapproved
           break;
+        }
         case 'nothing': break;
         default: await api.command(m.namespace, m.name, choice);
       }

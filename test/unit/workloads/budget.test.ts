@@ -128,11 +128,11 @@ describe('chooseBudget: the live maxSurge/maxUnavailable of a MinReadySeconds ba
 });
 
 describe('chooseBudget: what the soak found', () => {
-  it('asks for a pause when the forced maxSurge 1 would let the controller add a pod beyond the batch (no surplus old pod, no unavailability allowed)', () => {
-    const b = chooseBudget({ replicas: 3, userMaxSurge: 1, userMaxUnavailable: 0, target: 1, newDesired: 1, newAvailable: 1, oldDesired: 2, oldAvailable: 2 });
-    assert.equal(b.hold, true);
-    const withSurplus = chooseBudget({ replicas: 3, userMaxSurge: 1, userMaxUnavailable: 0, target: 1, newDesired: 1, newAvailable: 1, oldDesired: 3, oldAvailable: 3 });
-    assert.deepEqual(withSurplus, { maxSurge: 1, maxUnavailable: 0, oldTarget: 3, hold: false }, 'with a surplus old pod the total is already N + 1: nothing is added');
+  it('asks for a pause once the batch is complete, and only then (after a scale-down the live budget, or the forced maxSurge 1, let the controller add a pod beyond the batch)', () => {
+    const complete = { replicas: 3, userMaxSurge: 1, userMaxUnavailable: 0, target: 1, newDesired: 1, newAvailable: 1, oldDesired: 2, oldAvailable: 2 };
+    assert.equal(chooseBudget(complete).hold, true, 'no surplus old pod: no accepted budget keeps the controller still');
+    assert.equal(chooseBudget({ ...complete, oldDesired: 3, oldAvailable: 3 }).hold, true, 'the surplus old pod stays until the batch is Available: nothing to move meanwhile');
+    assert.equal(chooseBudget({ ...complete, newDesired: 0, newAvailable: 0, oldDesired: 3, oldAvailable: 3 }).hold, false, 'the batch\'s pod is still to come');
+    assert.equal(chooseBudget({ ...complete, userMaxUnavailable: 1, replicas: 4, oldDesired: 4, oldAvailable: 4 }).hold, false, 'the batch is Available: an old pod is to go');
   });
-
 });

@@ -4,6 +4,8 @@ import { deploymentWrites } from '../../../shared/workloads/deployment/writes.ts
 import { ORIGINAL_STRATEGY } from '../../../shared/workloads/deployment/deploymentObjects.ts';
 import { deployment, observation, replicaSet, V1, V2 } from './deploymentFixtures.ts';
 
+/** The check of the fixture Deployment's generation (2) before ReplicaSet moves. */
+const GUARD = [{ op: 'test', path: '/metadata/generation', value: 2 }];
 const stable = () => replicaSet('web-old', 'web:v1', { replicas: 10, annotations: { 'deployment.kubernetes.io/desired-replicas': '10', 'deployment.kubernetes.io/max-replicas': '13' } });
 
 describe('Deployment driver: planned actions → exact writes', () => {
@@ -46,9 +48,9 @@ describe('Deployment driver: planned actions → exact writes', () => {
     const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
     const moving = observation(taken, [stable(), replicaSet(`web-${V2}`, 'web:v2', { replicas: 0, revision: 2 })].map((r, i) => (i === 0 ? { ...r, spec: { ...r.spec, replicas: 1 } } : { ...r, spec: { ...r.spec, replicas: 10 }, status: { ...r.status, replicas: 10, readyReplicas: 10, availableReplicas: 10 } })));
     const last = deploymentWrites(moving, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]);
-    assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment' && Object.keys(w.patch as object).length > 0), 'no strategy change in the pass that scales the last old pods down');
-    const first = last[0] as { ref: { kind: string }; patch: unknown; resourceVersion: string };
-    assert.deepEqual([first.ref.kind, first.patch, first.resourceVersion], ['Deployment', {}, '100'], 'the scale-down goes behind a no-op patch guarded by the Deployment\'s resourceVersion');
+    assert.ok(!last.some((w) => w.verb === 'patch' && w.ref.kind === 'Deployment' && !w.precondition), 'no strategy change in the pass that scales the last old pods down');
+    const first = last[0] as { ref: { kind: string }; patch: unknown; precondition: boolean };
+    assert.deepEqual([first.ref.kind, first.patch, first.precondition], ['Deployment', GUARD, true], 'the scale-down goes behind a check of the Deployment\'s generation');
     const done = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 10, revision: 2 })]);
     const [restore] = deploymentWrites(done, [{ type: 'distribute', target: V2, distribution: { [V2]: 10 }, strategy: 'Partition', final: false }]) as [any];
     assert.deepEqual(restore.patch, { metadata: { annotations: { [ORIGINAL_STRATEGY]: null } }, spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } } });
@@ -94,10 +96,20 @@ describe('Partition strategy: what the soak found', () => {
     assert.equal(writes[0].resourceVersion, 'rv-web-old');
   });
 
-  it('sends ReplicaSet moves behind a no-op patch guarded by the Deployment\'s resourceVersion (a stable scale-down sized for N 4 landed after the user scaled to 5)', () => {
+  it('sends ReplicaSet moves behind a check of the Deployment\'s generation (a stable scale-down sized for N 4 landed after the user scaled to 5)', () => {
     const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
     const obs = observation(taken, [{ ...stable(), spec: { ...stable().spec, replicas: 10 } }, replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]);
     const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 }, strategy: 'Partition', final: false }]) as any[];
-    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', {}, '100'], ['ReplicaSet', { spec: { replicas: 9 } }, 'rv-web-old']]);
+    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', GUARD, undefined], ['ReplicaSet', { spec: { replicas: 9 } }, 'rv-web-old']]);
+    assert.equal(writes[0].precondition, true);
+  });
+});
+
+describe('Partition strategy: the controller manager away (soak)', () => {
+  it('moves nothing while a ReplicaSet has not observed its last change (each pass scaled further down on pods about to go, all landing at once when the controller came back)', () => {
+    const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
+    const lagging = { ...replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 }), metadata: { ...replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 }).metadata, generation: 2 } };
+    const obs = observation(taken, [{ ...stable(), spec: { ...stable().spec, replicas: 10 } }, lagging]);
+    assert.deepEqual(deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 5, [V1]: 5 }, strategy: 'Partition', final: false }]), []);
   });
 });

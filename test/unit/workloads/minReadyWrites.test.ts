@@ -43,9 +43,12 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     }]);
   });
 
-  it('a landed batch writes nothing; the next batch is one budget patch (25%/25%: 1 → 5 in one wave)', () => {
+  it('a landed batch pauses the Deployment, then writes nothing; the next batch is one budget patch (25%/25%: 1 → 5 in one wave)', () => {
     const obs = observation(takenOver({ maxSurge: 0, maxUnavailable: 1 }), [stable(9), canary(1)]);
-    assert.deepEqual(deploymentWrites(obs, [distribute(V2, { [V2]: 1, [V1]: 9 })]), [], 'converged: nothing to write');
+    assert.deepEqual((deploymentWrites(obs, [distribute(V2, { [V2]: 1, [V1]: 9 })]) as any[]).map((w) => w.patch), [{ spec: { paused: true } }], 'nothing moves until the next batch');
+    const paused = takenOver({ maxSurge: 0, maxUnavailable: 1 });
+    paused.spec = { ...paused.spec, paused: true };
+    assert.deepEqual(deploymentWrites(observation(paused, [stable(9), canary(1)]), [distribute(V2, { [V2]: 1, [V1]: 9 })]), [], 'converged: nothing to write');
     const [w, ...rest] = deploymentWrites(obs, [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
     assert.deepEqual(w.patch, { spec: { strategy: { rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } } });
     assert.deepEqual(rest, []);
@@ -56,7 +59,7 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     // the controller fills its room with the 5th new pod.
     const d = takenOver({ maxSurge: 3, maxUnavailable: 0 }, { annotations: { ...ANNOTATIONS, 'rollouts.kruise.io/original-max-unavailable': '0', 'rollouts.kruise.io/original-max-surge': '3' } });
     const writes = deploymentWrites(observation(d, [stable(9), canary(4)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
-    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', {}, '100'], ['ReplicaSet', { spec: { replicas: 8 } }, 'rv-web-old']], 'behind a no-op patch guarded by the Deployment\'s resourceVersion');
+    assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }], undefined], ['ReplicaSet', { spec: { replicas: 8 } }, 'rv-web-old']], 'behind a check of the Deployment\'s generation');
     // The batch landed and is Available: the surplus old pods go, maxSurge comes down first, alone:
     // the controller must act on the lowered budget before any old pod goes, or it would fill
     // their room with new pods beyond the batch (its informers see the two writes in any order).
@@ -68,13 +71,13 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     const unobserved = { ...lowered, metadata: { ...lowered.metadata, generation: 3 }, status: { ...lowered.status, observedGeneration: 2 } };
     assert.deepEqual(deploymentWrites(observation(unobserved, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]), [], 'not before the controller has observed the budget');
     const next = deploymentWrites(observation(lowered, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
-    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [['Deployment', {}], ['ReplicaSet', { spec: { replicas: 6 } }]], 'one surplus old pod stays: 0/0 is not a budget');
+    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }]], ['ReplicaSet', { spec: { replicas: 6 } }]], 'one surplus old pod stays: 0/0 is not a budget');
   });
 
   it('puts lowered inflated fields back (a GitOps sync), keeping the originals', () => {
     const d = takenOver({ maxSurge: 0, maxUnavailable: 1 }, { minReadySeconds: 0 });
     const [w] = deploymentWrites(observation(d, [stable(9), canary(1)]), [distribute(V2, { [V2]: 1, [V1]: 9 })]) as any[];
-    assert.deepEqual(w.patch, { spec: { minReadySeconds: 2147483646 } });
+    assert.deepEqual(w.patch, { spec: { minReadySeconds: 2147483646, paused: true } });
     assert.match(w.reason, /re-inflate/);
   });
 
@@ -163,7 +166,7 @@ describe('Deployment view under a MinReadySeconds release', () => {
 });
 
 describe('MinReadySeconds strategy: a scale-down mid-batch (soak)', () => {
-  it('pauses instead of the forced maxSurge 1 when the user allows no unavailability and no old pod is surplus (the controller added a pod beyond the approved batch)', () => {
+  it('pauses once the batch is complete (after a scale-down the live budget, or the forced maxSurge 1 when no old pod is surplus, let the controller add a pod beyond the approved batch)', () => {
     // 25%/25% of 3 resolves to maxSurge 1, maxUnavailable 0; the user scaled 4 → 3 and the controller took the surplus old pod.
     const d = takenOver({ maxSurge: 0, maxUnavailable: 1 });
     d.spec = { ...d.spec, replicas: 3 };
