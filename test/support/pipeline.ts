@@ -2,7 +2,7 @@
 // reconcile's crashPoint hook, and comparable summaries of where a release ended up (cluster
 // objects, STATE, history), so an interrupted run can be compared with an uninterrupted one.
 import type { HistoryEntry } from '../../shared/reconcile/ports.ts';
-import type { Scenario, Snapshot } from './engine.ts';
+import { noSurplus, type Scenario, type Snapshot } from './engine.ts';
 import type { InvariantWatcher } from './invariants.ts';
 
 /** What the crashPoint hook throws: the process "dies" at that line. */
@@ -51,7 +51,7 @@ export async function crashAt(s: Scenario, point: string, maxPasses = 5): Promis
 
 /** The release waits for approval after step `step` (0-based). */
 export function awaitingApproval(x: Snapshot, step: number): boolean {
-  return x.state.release?.stepIndex === step && x.state.release.stepState === 'StepPaused';
+  return x.state.release?.stepIndex === step && x.state.release.stepState === 'StepPaused' && noSurplus(x);
 }
 
 /**
