@@ -15,7 +15,6 @@
 //  5. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
 //     ReplicaSet of that image asking for more, than the batch approved so far.
 // The user's budget is what the Deployment had when the watcher started (at rest), unless given.
-import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
 import { resolveRollingBudget } from '../../shared/rollout/arithmetic.ts';
@@ -216,22 +215,8 @@ export class InvariantWatcher {
   }
 }
 
-/** GET of a raw API path with the kubeconfig's credentials (wire JSON, no model conversion). */
-export async function rawGet(kc: KubeConfig, path: string): Promise<unknown> {
-  const url = new URL(`${kc.getCurrentCluster()?.server ?? ''}${path}`);
-  const opts: https.RequestOptions = { method: 'GET', hostname: url.hostname, port: url.port, path: url.pathname + url.search, headers: {} };
-  await kc.applyToHTTPSOptions(opts);
-  return new Promise((resolve, reject) => {
-    const req = https.request(opts, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`GET ${path}: ${res.statusCode} ${body}`))));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** One raw GET helper for the test support (wire JSON): namespaceWatch.ts's. */
+export { rawGet } from './namespaceWatch.ts';
 
 function reportsComplete(d: Obj): boolean {
   const st = d.status;
