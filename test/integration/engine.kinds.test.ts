@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { fakeNode } from '../../shared/adapters/local/controlplane/bootstrap.ts';
 import { WORKLOAD_KINDS, type WorkloadKind } from '../../shared/rollout/workloadKinds.ts';
-import { Engine, sleep, type KindScenario, type KindSnapshot } from '../support/engine.ts';
+import { Engine, settleAtPause, sleep, type KindScenario, type KindSnapshot } from '../support/engine.ts';
 import { PodInvariantWatcher } from '../support/podInvariants.ts';
 import { ourAnnotations, strategyOf, tags } from '../support/workloads.ts';
 
@@ -60,6 +60,7 @@ describe('every workload kind, [1, 50%, 100%] with approvals, on the real contro
         await s.workload.setImage(V2);
         snap = await s.reconcileUntil((x) => paused(x, 0) && settled(x, 6), 'batch 1 ready');
         assert.deepEqual(tags(snap), { v1: 5, v2: 1 });
+        await settleAtPause(() => s.reconcile());
         for (let i = 0; i < 3; i += 1) {
           const r = await s.reconcile();
           assert.equal(r.writes, 0, 'nothing advances without approval');

@@ -2,7 +2,7 @@
 // only through reconcile on the real control plane and DynamoDB, watched for invariants.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, noSurplus, podCounts, sleep } from '../support/engine.ts';
+import { activeReplicaSets, Engine, noSurplus, podCounts, settleAtPause, sleep } from '../support/engine.ts';
 import { ORIGINAL_STRATEGY } from '../../shared/workloads/deployment/deploymentObjects.ts';
 
 const V1 = 'registry.invalid/web:v1';
@@ -21,6 +21,7 @@ describe('a release through reconcile on the real control plane', () => {
 
     let snap = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && noSurplus(x), 'batch 1 to be ready');
     assert.deepEqual(podCounts(snap), { [V1]: [9, 9], [V2]: [1, 1] });
+    await settleAtPause(() => s.reconcile());
 
     // Nothing advances without approval: more reconciles write nothing, anywhere.
     for (let i = 0; i < 4; i += 1) {

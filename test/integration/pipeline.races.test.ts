@@ -184,7 +184,12 @@ function record(s: Scenario, id: string): Promise<'recorded' | 'duplicate'> {
  */
 async function assertStaysPut(s: Scenario, snap: Snapshot): Promise<void> {
   const batch = snap.pods[V2]?.total ?? 0;
-  for (let i = 0; i < 5 && (await s.reconcile()).writes > 0; i += 1) assert.ok(((await s.snapshot()).pods[V2]?.total ?? 0) <= batch, 'never beyond the batch');
+  // Settled: two passes in a row, 300 ms apart, write nothing (pods turning Available change the budget).
+  for (let i = 0, quiet = 0; i < 12 && quiet < 2; i += 1) {
+    quiet = (await s.reconcile()).writes === 0 ? quiet + 1 : 0;
+    assert.ok(((await s.snapshot()).pods[V2]?.total ?? 0) <= batch, 'never beyond the batch');
+    await sleep(300);
+  }
   const settled = await s.snapshot();
   for (let i = 0; i < 3; i += 1) {
     const r = await s.reconcile();

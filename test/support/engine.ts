@@ -301,6 +301,21 @@ export function noSurplus(s: Snapshot): boolean {
   return Object.values(s.pods).reduce((n, p) => n + p.total, 0) === (s.deployment.spec?.replicas ?? 0);
 }
 
+/**
+ * Reconcile until a pass writes nothing, at most `passes` times: once a MinReadySeconds batch is
+ * ready it may still lower its surge and drain the surplus pods a pass or two later (never beyond
+ * the batch); "nothing advances without approval" is checked from there.
+ */
+export async function settleAtPause(reconcile: () => Promise<ReconcileResult>, passes = 12): Promise<void> {
+  // Two passes in a row, 300 ms apart, that write nothing (pods turning Available change the budget).
+  for (let i = 0, quiet = 0; i < passes; i += 1) {
+    quiet = (await reconcile()).writes === 0 ? quiet + 1 : 0;
+    if (quiet === 2) return;
+    await sleep(300);
+  }
+  throw new Error(`still writing to the cluster after ${passes} passes at a pause`);
+}
+
 /** [live pods, ready pods] per image, for compact assertions on a snapshot. */
 export function podCounts(s: Snapshot): Record<string, [number, number]> {
   return Object.fromEntries(Object.entries(s.pods).map(([image, p]) => [image, [p.total, p.ready]]));

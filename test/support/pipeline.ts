@@ -2,7 +2,7 @@
 // reconcile's crashPoint hook, and comparable summaries of where a release ended up (cluster
 // objects, STATE, history), so an interrupted run can be compared with an uninterrupted one.
 import type { HistoryEntry } from '../../shared/reconcile/ports.ts';
-import { noSurplus, type Scenario, type Snapshot } from './engine.ts';
+import { noSurplus, settleAtPause, type Scenario, type Snapshot } from './engine.ts';
 import type { InvariantWatcher } from './invariants.ts';
 
 /** What the crashPoint hook throws: the process "dies" at that line. */
@@ -62,7 +62,9 @@ export async function releaseToFirstApproval(s: Scenario, image: string, firstBa
   await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
   watcher?.capPods(image, firstBatch);
   await s.setImage(image);
-  return s.reconcileUntil((x) => awaitingApproval(x, 0), 'batch 1 to be ready');
+  await s.reconcileUntil((x) => awaitingApproval(x, 0), 'batch 1 to be ready');
+  await settleAtPause(() => s.reconcile());
+  return s.snapshot();
 }
 
 /** One history entry without what legitimately differs between runs (time, sequence numbers). */
