@@ -311,11 +311,12 @@ describe('KubeClusterClient watch', () => {
       new Promise((resolve, reject) => {
         watchPath(new KubeTransport(cluster.admin), `/apis/${group}/v1/namespaces/${ns}/widgets`, { resourceVersion: '1' }, () => undefined, resolve).catch(reject);
       });
-    // Until the new cache is ready the apiserver answers 429; that is "retry", not the answer we test.
+    // Until the CRD is served the apiserver answers 404, and until its cache is ready 429: both
+    // mean "not yet", not the answer we test.
     const ended = await waitFor(async () => {
       const err = await watchFromOne();
-      return err instanceof KubeApiError && err.status === 429 ? null : { err };
-    }, { message: 'a watch of the new CRD that is not refused with 429' });
+      return err instanceof NotFoundError || (err instanceof KubeApiError && err.status === 429) ? null : { err };
+    }, { message: 'a watch of the new CRD that is neither 404 (not served yet) nor 429 (cache not ready)' });
     assert.ok(ended.err instanceof GoneError, `expected GoneError, got ${String(ended.err)}`);
     assert.match(ended.err.message, /too old resource version/);
   });

@@ -60,7 +60,8 @@ export class RequestDeadlineError extends Error {
 
 /**
  * How long an idle pooled connection is kept: undici's default keep-alive timeout, which is what the
- * typed clients had. A Lambda container frozen between invocations finds older sockets closed.
+ * typed clients had. Short, so that a Lambda container thawed after a pause drops its idle sockets
+ * (their timers fire) rather than sending on one the apiserver or a load balancer has closed.
  */
 const IDLE_SOCKET_MS = 4_000;
 const USER_AGENT = 'serverless-rollouts';
