@@ -26,9 +26,14 @@ describe('a cloudwatchAlarm gate on LocalStack', () => {
     await localstack?.stop();
   });
 
+  // TreatMissingData 'ignore': LocalStack evaluates every alarm once a period, and with no data
+  // points and the default 'missing' it moves the alarm to INSUFFICIENT_DATA a minute in (which the
+  // gate rightly calls inconclusive); 'ignore' keeps the state this test sets
+  // (localstack/services/cloudwatch/alarm_scheduler.py calculate_alarm_state).
   async function alarm(name: string, state: 'OK' | 'ALARM'): Promise<void> {
     await cloudwatch.send(new PutMetricAlarmCommand({
       AlarmName: name, Namespace: 'Web', MetricName: 'Errors5xx', Statistic: 'Sum', Period: 60, EvaluationPeriods: 1, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'ignore',
     }));
     await cloudwatch.send(new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: `set by the test: ${state}` }));
   }
