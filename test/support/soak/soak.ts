@@ -222,7 +222,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         const ns = e.objectRef?.namespace;
         if (!ns || !evidence[ns] || !['create', 'update', 'patch', 'delete'].includes(e.verb)) continue;
         const who = e.userAgent?.split('/')[0] ?? e.user.username;
-        (evidence[ns] as string[]).push(`${e.requestReceivedTimestamp} cluster ${who} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${JSON.stringify(e.requestObject ?? null).slice(0, 600)} → ${e.responseStatus?.code ?? '?'}`);
+        const replicas = (e.requestObject as { spec?: { replicas?: unknown } } | undefined)?.spec?.replicas;
+        (evidence[ns] as string[]).push(`${e.requestReceivedTimestamp} cluster ${who} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}${replicas === undefined ? '' : ` replicas=${String(replicas)}`} ${JSON.stringify(e.requestObject ?? null).slice(0, 600)} → ${e.responseStatus?.code ?? '?'}`);
       }
       for (const ns of Object.keys(evidence)) (evidence[ns] as string[]).sort();
     }
@@ -275,6 +276,8 @@ async function actor(m: FleetMember, rng: Random, api: SoakApi, watcher: Watcher
     const code = await api.command(m.namespace, m.name, 'release', { images: { app: image } });
     if (code !== 202 && code !== 200) watcher.capPods(image, Number.POSITIVE_INFINITY);
   };
+  /** Images whose first batch an accepted approval let go further. */
+  const approved = new Set<string>();
   /** The image of the release waiting at step 1 (its approval lets more of its pods run). */
   const waitingImage = async (revision: string): Promise<string | undefined> => {
     const view = (await api.call('GET', api.rolloutPath(m.namespace, m.name, '/workload'))).body as { revisions?: { id: string; images: Record<string, string> }[] };
@@ -310,7 +313,8 @@ async function actor(m: FleetMember, rng: Random, api: SoakApi, watcher: Watcher
           const image = st.step?.index === 0 && rel ? await waitingImage(rel.targetRevision) : undefined;
           if (image !== undefined) watcher.capPods(image, Number.POSITIVE_INFINITY);
           const code = await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step?.index, ...(rel ? { releaseId: rel.id } : {}) });
-          if (image !== undefined && code !== 202 && code !== 200) watcher.capPods(image, 1); // refused: still unapproved
+          if (image !== undefined && (code === 202 || code === 200)) approved.add(image);
+          else if (image !== undefined && !approved.has(image)) watcher.capPods(image, 1); // refused, and never approved before
           break;
         }
         case 'nothing': break;
