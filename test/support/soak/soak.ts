@@ -197,7 +197,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       violations.push(...verdict.violations);
       // The stored history beside what the user sent, in time order (kept for the rollouts with a violation).
       const lines = [...history.map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`), ...(api.sent.get(`${m.namespace}/${m.name}`) ?? [])];
-      evidence[m.namespace] = lines.sort();
+      evidence[m.namespace] = byTime(lines);
       releases += verdict.releases;
       for (const [k, n] of Object.entries(verdict.ends)) releaseEnds[k] = (releaseEnds[k] ?? 0) + n;
     }
@@ -225,7 +225,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         const replicas = (e.requestObject as { spec?: { replicas?: unknown } } | undefined)?.spec?.replicas;
         (evidence[ns] as string[]).push(`${e.requestReceivedTimestamp} cluster ${who} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}${replicas === undefined ? '' : ` replicas=${String(replicas)}`} ${JSON.stringify(e.requestObject ?? null).slice(0, 600)} → ${e.responseStatus?.code ?? '?'}`);
       }
-      for (const ns of Object.keys(evidence)) (evidence[ns] as string[]).sort();
+      for (const ns of Object.keys(evidence)) evidence[ns] = byTime(evidence[ns] as string[]);
     }
     const rewatches = [...watchers.values()].reduce((n, w) => n + w.rewatches, 0);
 
@@ -360,6 +360,11 @@ function sleep(ms: number): Promise<void> {
 
 function ratio(a: number, b: number): number {
   return b === 0 ? 0 : Math.round((a / b) * 10_000) / 10_000;
+}
+
+/** Evidence lines in time order (to the millisecond); lines of the same instant keep their order (history by seq). */
+function byTime(lines: string[]): string[] {
+  return [...lines].sort((a, b) => a.slice(0, 23).localeCompare(b.slice(0, 23)));
 }
 
 function median(values: number[]): number {
