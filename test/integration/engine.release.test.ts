@@ -19,7 +19,7 @@ describe('a release through reconcile on the real control plane', () => {
     await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
     await s.setImage(V2);
 
-    let snap = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1 to be ready');
+    let snap = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1 to be ready');
     assert.deepEqual(podCounts(snap), { [V1]: [9, 9], [V2]: [1, 1] });
 
     // Nothing advances without approval: more reconciles write nothing, anywhere.
@@ -32,7 +32,7 @@ describe('a release through reconcile on the real control plane', () => {
     assert.deepEqual(podCounts(await s.snapshot()), { [V1]: [9, 9], [V2]: [1, 1] });
 
     await s.command({ type: 'approve' });
-    snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 to be ready');
+    snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 2 to be ready');
     assert.deepEqual(podCounts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
 
     await s.command({ type: 'approve' });

@@ -32,9 +32,9 @@ describe('release engine scenarios on the real control plane', () => {
   it('Partition: restarts the batch when the workload is scaled 10 → 20 during step 2 and ends at 10 of 20 new', async () => {
     const s = await started('scale', { deploymentStrategy: 'Partition' });
     await s.setImage(V2);
-    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1');
     await s.command({ type: 'approve' });
-    await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2');
+    await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 2');
     await s.scale(20); // as an HPA would
     const snap = await s.reconcileUntil(
       (x) => x.state.release?.observedReplicas === 20 && x.state.release.stepState === 'StepPaused' && (x.pods[V2]?.ready ?? 0) === 10 && (x.pods[V1]?.ready ?? 0) === 10,
@@ -48,9 +48,9 @@ describe('release engine scenarios on the real control plane', () => {
   it('MinReadySeconds: a scale 10 → 20 during step 2 is spread over both revisions by the native controller; the batch restarts and is never shrunk', async () => {
     const s = await started('scale-minready');
     await s.setImage(V2);
-    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1');
     await s.command({ type: 'approve' });
-    await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2');
+    await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 2');
     await s.scale(20);
     const snap = await s.reconcileUntil(
       (x) => x.state.release?.observedReplicas === 20 && x.state.release.stepState === 'StepPaused' && (x.pods[V2]?.ready ?? 0) + (x.pods[V1]?.ready ?? 0) === 20,
@@ -64,7 +64,7 @@ describe('release engine scenarios on the real control plane', () => {
   it('changes no object while paused, at any moment, and continues on resume', async () => {
     const s = await started('pause');
     await s.setImage(V2);
-    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1');
     await s.command({ type: 'approve' });
     await s.reconcile(); // batch 2 starts moving
     await s.command({ type: 'pause' });
@@ -88,7 +88,7 @@ describe('release engine scenarios on the real control plane', () => {
     assert.deepEqual(replicaSpecs(after), specs, 'no ReplicaSet was scaled while paused');
     assert.ok(newReplicas(after, V2) <= 5);
     await s.command({ type: 'resume' });
-    const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused', 'batch 2 after resume');
+    const snap = await s.reconcileUntil((x) => x.state.release?.stepIndex === 1 && x.state.release.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 2 after resume');
     assert.deepEqual(podCounts(snap), { [V1]: [5, 5], [V2]: [5, 5] });
     finish(s);
   });
@@ -96,7 +96,7 @@ describe('release engine scenarios on the real control plane', () => {
   it('aborts mid-release: every pod back on the stable revision and the Deployment healthy', async () => {
     const s = await started('abort');
     await s.setImage(V2);
-    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1');
+    await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1');
     await s.command({ type: 'approve' });
     await s.reconcileUntil((x) => (x.pods[V2]?.total ?? 0) >= 3, 'batch 2 under way');
     await s.command({ type: 'abort' });
@@ -147,7 +147,7 @@ describe('release engine scenarios on the real control plane', () => {
     assert.match(degraded.state.message, new RegExp(`ReplicaSet ${name} already exists and does not belong to Deployment web \\(name collision\\)`));
     assert.equal(degraded.pods[V2], undefined, 'nothing moved');
     await s.apps.deleteNamespacedReplicaSet({ name, namespace: s.namespace });
-    const going = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1 once the name is free');
+    const going = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1 once the name is free');
     assert.equal(going.pods[V2]?.ready, 1);
     finish(s);
   });
@@ -167,7 +167,7 @@ describe('release engine scenarios on the real control plane', () => {
       assert.equal(closed.pods[V2], undefined, 'no pod moved outside the window');
       assert.match(closed.state.message, /outside the release windows; next opens at/);
       engine.clock.set(new Date(Date.parse(`${day}T09:00:00.000Z`) + 86_400_000));
-      const open = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused', 'batch 1 once the window opened');
+      const open = await s.reconcileUntil((x) => x.state.release?.stepState === 'StepPaused' && x.deployment.spec?.paused === true, 'batch 1 once the window opened');
       assert.deepEqual(podCounts(open), { [V1]: [9, 9], [V2]: [1, 1] });
     } finally {
       engine.clock.offsetMs = 0;

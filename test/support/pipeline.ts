@@ -51,7 +51,9 @@ export async function crashAt(s: Scenario, point: string, maxPasses = 5): Promis
 
 /** The release waits for approval after step `step` (0-based). */
 export function awaitingApproval(x: Snapshot, step: number): boolean {
-  return x.state.release?.stepIndex === step && x.state.release.stepState === 'StepPaused';
+  // At rest: in either strategy the Deployment is paused while a complete batch waits (a MinReadySeconds
+  // one drains its surge pods first, a pass after the batch is ready).
+  return x.state.release?.stepIndex === step && x.state.release.stepState === 'StepPaused' && x.deployment.spec?.paused === true;
 }
 
 /**
