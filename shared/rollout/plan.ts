@@ -68,8 +68,13 @@ export function plan(
   // undone; the hold goes first all the same, before any move.
   // A template change of ours always lands on a held workload: during the hand-back the native
   // controller would otherwise roll the new template at once, past every batch and approval (soak).
+  // So does a template an undo or a rollback puts back (an undo right after a hand-back met an
+  // unpaused Deployment, and the native controller rolled it: soak); a driver that hands back with
+  // the restore (MinReadySeconds: the native controller rolls back with the user's fields) keeps
+  // doing so.
   const handingBack = d.release?.finalizing === true && d.view.strategy === null;
-  if (!d.view.held && (!handingBack || changesTemplate)) {
+  const restoresTemplate = d.actions.some((a) => a.type === 'restore-template');
+  if (!d.view.held && (!handingBack || changesTemplate || restoresTemplate)) {
     d.actions.unshift({ type: 'hold' });
     if (d.release && !handingBack) d.emit(EVENT.HoldRestored, 'the workload was not held during a release; holding it again');
   }

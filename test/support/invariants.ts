@@ -11,9 +11,13 @@
 //     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
 //     size a lone active ReplicaSet to N (which it does paused or not, k8s-semantics §4), and
 //     creates no ReplicaSet (attribution from managedFields: the manager owning spec.replicas is the
-//     one that last set it). Under MinReadySeconds the native controller is the one moving pods;
+//     one that last set it; the Deployment's replica change may arrive on its watch after the
+//     ReplicaSet's, so a scale is judged a grace period later). Under MinReadySeconds the native
+//     controller is the one moving pods;
 //  5. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
-//     ReplicaSet of that image asking for more, than the batch approved so far.
+//     ReplicaSet of that image asking for more, than the batch approved so far; under
+//     MinReadySeconds plus what a scale-up by the user added since (the controller spreads it over
+//     both revisions, README "Deployment strategies").
 // The user's budget is what the Deployment had when the watcher started (at rest), unless given.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
@@ -66,6 +70,10 @@ export class InvariantWatcher {
   private replicasChangedAt = 0;
   private baseline = false;
   private readonly caps = new Map<string, number>();
+  /** N when each cap was set: a scale-up since may add its pods to the new revision (below). */
+  private readonly capReplicas = new Map<string, number>();
+  /** Native scales of a ReplicaSet seen before the Deployment's replica change that explains them (separate watches). */
+  private suspects: { at: number; problem: string }[] = [];
   private user: UserBudget | null;
   /** Live (non-terminating) pods per image each time the count changed, in order: a release only adds. */
   readonly podCounts = new Map<string, number[]>();
@@ -97,6 +105,9 @@ export class InvariantWatcher {
   stop(): void {
     this.stopped = true;
     this.watch?.stop();
+    // No replica change came to explain them.
+    for (const s of this.suspects) this.violations.push(s.problem);
+    this.suspects = [];
   }
 
   /**
@@ -105,12 +116,29 @@ export class InvariantWatcher {
    */
   capPods(image: string, max: number): void {
     this.caps.set(image, max);
+    if (this.deployment) this.capReplicas.set(image, this.replicas());
     this.checkPodCounts();
   }
 
   /** Drops every gate (an undo may bring back any earlier image). */
   clearCaps(): void {
     this.caps.clear();
+    this.capReplicas.clear();
+  }
+
+  private replicas(): number {
+    return Number(this.deployment?.spec?.replicas ?? 0);
+  }
+
+  /**
+   * The gate of `image` now. Under MinReadySeconds a scale-up by the user spreads the added pods
+   * over both revisions (README, "Deployment strategies"): the batch may grow by what was added.
+   * The Partition strategy holds the Deployment on Recreate, where a scale changes nothing: strict.
+   */
+  private capOf(image: string): number | undefined {
+    const cap = this.caps.get(image);
+    if (cap === undefined || this.opts.partition) return cap;
+    return cap + Math.max(0, this.replicas() - (this.capReplicas.get(image) ?? this.replicas()));
   }
 
   /** Throws with every recorded breach. */
@@ -120,6 +148,10 @@ export class InvariantWatcher {
 
   private onEvent(kind: 'pods' | 'replicaSets' | 'deployments', type: string, obj: Obj): void {
     if (type === 'BOOKMARK' || type === 'ERROR') return;
+    // A native scale still unexplained a grace period later is the native controller at work.
+    const now = Date.now();
+    for (const s of this.suspects.filter((x) => now - x.at > PROPAGATION_GRACE_MS)) this.violations.push(s.problem);
+    this.suspects = this.suspects.filter((x) => now - x.at <= PROPAGATION_GRACE_MS);
     const name = obj.metadata.name;
     if (kind === 'pods') {
       if (type === 'DELETED') this.pods.delete(name);
@@ -135,6 +167,8 @@ export class InvariantWatcher {
       if (before !== undefined && before !== obj.spec?.replicas) {
         this.replicasChangedAt = Date.now();
         if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false; // new pods are not created yet
+        // The ReplicaSet watch may have delivered the propagation first.
+        this.suspects = this.suspects.filter((x) => this.replicasChangedAt - x.at > PROPAGATION_GRACE_MS);
       }
       this.deployment = type === 'DELETED' ? null : obj;
       if (this.deployment) {
@@ -159,13 +193,13 @@ export class InvariantWatcher {
     const loneToN = Number(rs.spec?.replicas) === Number(this.deployment?.spec?.replicas) &&
       [...this.replicaSets.values()].every((o) => o.metadata.name === rs.metadata.name || Number(o.spec?.replicas ?? 0) === 0);
     if (manager === NATIVE_CONTROLLER && !loneToN && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
-      this.violations.push(`the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment`);
+      this.suspects.push({ at: Date.now(), problem: `the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment at ${new Date().toISOString()}` });
     }
   }
 
   private checkCaps(type: string, rs: Obj): void {
     const image = imageOf(rs.spec?.template);
-    const cap = image === undefined ? undefined : this.caps.get(image);
+    const cap = image === undefined ? undefined : this.capOf(image);
     if (cap !== undefined && type !== 'DELETED' && Number(rs.spec?.replicas ?? 0) > cap) {
       this.violations.push(`ReplicaSet ${rs.metadata.name} asks for ${String(rs.spec?.replicas)} pods of ${image}, beyond the approved ${cap}`);
     }
@@ -181,7 +215,7 @@ export class InvariantWatcher {
       const count = live.get(image) ?? 0;
       const series = this.podCounts.get(image) ?? [];
       if (series[series.length - 1] !== count) this.podCounts.set(image, [...series, count]);
-      const cap = this.caps.get(image);
+      const cap = this.capOf(image);
       if (cap !== undefined && count > cap) this.violations.push(`${count} live pods of ${image}, beyond the approved ${cap}`);
     }
   }

@@ -3,7 +3,7 @@
 // into one merge patch carrying the observed resourceVersion (a concurrent writer makes it fail
 // with 409 and nothing after it is sent). ReplicaSet writes follow, each with its own
 // resourceVersion. Already-converged → [].
-import { objectRef, spec, templateOf } from '../common/objects.ts';
+import { num, objectRef, spec, status, templateOf } from '../common/objects.ts';
 import { isRecord } from '../../json.ts';
 import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
@@ -57,12 +57,6 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         break;
       }
       case 'distribute': {
-        // No move until the controllers have observed every ReplicaSet and the Deployment: moves
-        // are sized by the pods the ReplicaSets report, and while kube-controller-manager is down
-        // those reports stand still, so each pass would scale further down on pods about to go; all
-        // of it would land at once when the controller comes back (soak: 2 Available of 4 under
-        // maxUnavailable 1).
-        if (!view.observed) break;
         const stable = Object.entries(action.distribution)
           .filter(([id]) => id !== action.target)
           .sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
@@ -71,6 +65,22 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
           target: action.target, stable, distribution: action.distribution,
           revisions: view.revisions.map((r) => ({ id: r.id, desired: r.desired, available: r.available })),
         });
+        if (!view.observed) {
+          // No move until the controllers have observed every ReplicaSet and the Deployment: moves
+          // are sized by the pods the ReplicaSets report, and while kube-controller-manager is down
+          // those reports stand still, so each pass would scale further down on pods about to go,
+          // all of it landing at once when the controller comes back (soak: 2 Available of 4 under
+          // maxUnavailable 1). Only a scale-down the controller has not carried out yet is taken
+          // back where the current N still needs those pods (the user scaled up meanwhile): it would
+          // otherwise remove them late (soak: 3 Available of 4 under maxUnavailable 0).
+          for (const [id, replicas] of moves) {
+            const rs = rsById.get(id);
+            const wanted = rs ? num(spec(rs).replicas) : 0;
+            const running = rs ? num(status(rs).replicas) : 0;
+            if (rs && replicas > wanted && wanted < running) replicaSetWrites.push(scaleReplicaSet(rs, Math.min(replicas, running), id === action.target));
+          }
+          break;
+        }
         // A foreign object holds the new ReplicaSet's name: the view reports it; create nothing.
         if (!rsById.has(action.target) && (obs.others ?? []).some((o) => o.metadata.name === newReplicaSetName(d, owned, action.target))) break;
         // Downs before ups, so the pods being replaced are gone before new ones arrive (never above

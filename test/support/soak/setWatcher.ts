@@ -1,7 +1,8 @@
 // The availability invariant for a StatefulSet, watched on the real cluster: pods Ready for at
 // least the set's minReadySeconds never fall below replicas − 1 (a RollingUpdate StatefulSet
 // replaces one pod at a time: maxUnavailable 1), once the set has first reached it; and approval
-// gates (capPods): no more live pods of an image than the batch approved so far.
+// gates (capPods): no more live pods of an image than the batch approved so far, plus the pods a
+// scale-up by the user added since (created above the partition, on the update revision).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { watchPaths, type NamespaceWatch } from '../namespaceWatch.ts';
 
@@ -21,6 +22,8 @@ export class SetWatcher {
   private baseline = false;
   private replicasChangedAt = 0;
   private readonly caps = new Map<string, number>();
+  /** Replicas when each cap was set: the pods a scale-up adds above the partition start on the update revision. */
+  private readonly capReplicas = new Map<string, number>();
   private watch: NamespaceWatch | null = null;
 
   /** Times a watch ended and was listed and watched again. */
@@ -48,13 +51,16 @@ export class SetWatcher {
   }
 
   capPods(image: string, max: number): void {
-    if (Number.isFinite(max)) this.caps.set(image, max);
-    else this.caps.delete(image);
+    if (Number.isFinite(max)) {
+      this.caps.set(image, max);
+      if (this.set?.spec?.replicas !== undefined) this.capReplicas.set(image, Number(this.set.spec.replicas));
+    } else this.caps.delete(image);
     this.check();
   }
 
   clearCaps(): void {
     this.caps.clear();
+    this.capReplicas.clear();
   }
 
   private onEvent(kind: 'pods' | 'sets', type: string, obj: Obj): void {
@@ -78,7 +84,11 @@ export class SetWatcher {
     if (!set) return;
     const now = Date.now();
     const live = [...this.pods.values()].filter((p) => !p.metadata.deletionTimestamp);
-    for (const [image, cap] of this.caps) {
+    for (const [image, approvedCap] of this.caps) {
+      // A scale-up by the user creates its pods at the highest ordinals, above the partition: on the
+      // update revision (the StatefulSet controller's rule); the batch restarts against the new N.
+      const replicasNow = Number(set.spec?.replicas ?? 0);
+      const cap = approvedCap + Math.max(0, replicasNow - (this.capReplicas.get(image) ?? replicasNow));
       const count = live.filter((p) => p.spec?.containers?.[0]?.image === image).length;
       if (count > cap) this.violations.push(`${count} live pods of ${image} in ${this.namespace}, beyond the approved ${cap} at ${new Date(now).toISOString()}`);
     }

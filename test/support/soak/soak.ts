@@ -21,12 +21,13 @@ import type { FaultTable } from '../faults/faultPlan.ts';
 import { startKubeFaultProxy, type KubeFault, type KubeVerb } from '../faults/kubeFaultProxy.ts';
 import { Random } from '../faults/prng.ts';
 import { InvariantWatcher } from '../invariants.ts';
-import { mergePatch, startTestCluster } from '../kube.ts';
+import { startTestCluster } from '../kube.ts';
 import { ServeProcess, cleanEnv } from '../localModeProcess.ts';
 import { checkHistory } from './historyChecks.ts';
-import { IMAGE, createFleet, handBackDiff, nativelySettled, userFields, type FleetMember } from './fleet.ts';
+import { createFleet, handBackDiff, nativelySettled, userFields, type FleetMember } from './fleet.ts';
 import { SetWatcher } from './setWatcher.ts';
 import { SoakApi } from './soakApi.ts';
+import { actor, drain } from './user.ts';
 
 export interface SoakOptions {
   seed: number;
@@ -197,7 +198,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       violations.push(...verdict.violations);
       // The stored history beside what the user sent, in time order (kept for the rollouts with a violation).
       const lines = [...history.map((e) => `${e.at} ${e.releaseId} ${e.type}${e.commandId ? ` [${e.commandId}]` : ''}: ${e.message}`), ...(api.sent.get(`${m.namespace}/${m.name}`) ?? [])];
-      evidence[m.namespace] = lines.sort();
+      evidence[m.namespace] = byTime(lines);
       releases += verdict.releases;
       for (const [k, n] of Object.entries(verdict.ends)) releaseEnds[k] = (releaseEnds[k] ?? 0) + n;
     }
@@ -222,9 +223,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         const ns = e.objectRef?.namespace;
         if (!ns || !evidence[ns] || !['create', 'update', 'patch', 'delete'].includes(e.verb)) continue;
         const who = e.userAgent?.split('/')[0] ?? e.user.username;
-        (evidence[ns] as string[]).push(`${e.requestReceivedTimestamp} cluster ${who} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${JSON.stringify(e.requestObject ?? null).slice(0, 600)} → ${e.responseStatus?.code ?? '?'}`);
+        const replicas = (e.requestObject as { spec?: { replicas?: unknown } } | undefined)?.spec?.replicas;
+        (evidence[ns] as string[]).push(`${e.requestReceivedTimestamp} cluster ${who} ${e.verb} ${e.objectRef?.resource}/${e.objectRef?.name}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}${replicas === undefined ? '' : ` replicas=${String(replicas)}`} ${JSON.stringify(e.requestObject ?? null).slice(0, 600)} → ${e.responseStatus?.code ?? '?'}`);
       }
-      for (const ns of Object.keys(evidence)) (evidence[ns] as string[]).sort();
+      for (const ns of Object.keys(evidence)) evidence[ns] = byTime(evidence[ns] as string[]);
     }
     const rewatches = [...watchers.values()].reduce((n, w) => n + w.rewatches, 0);
 
@@ -259,88 +261,6 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
   }
 }
 
-type Watcher = InvariantWatcher | SetWatcher;
-
-/**
- * One rollout's random user until `end`: looks at the status, then acts as a person might at that
- * moment. The first step (one pod) is gated on the cluster too: pods of a new image stay capped at
- * one until its approval is sent.
- */
-async function actor(m: FleetMember, rng: Random, api: SoakApi, watcher: Watcher, apps: AppsV1Api, end: number, violations: string[]): Promise<void> {
-  const release = async (): Promise<void> => {
-    m.images += 1;
-    const image = IMAGE(m.images);
-    // Capped before it is sent (its pods may appear before the answer), lifted if the API refused it.
-    watcher.capPods(image, 1);
-    const code = await api.command(m.namespace, m.name, 'release', { images: { app: image } });
-    if (code !== 202 && code !== 200) watcher.capPods(image, Number.POSITIVE_INFINITY);
-  };
-  /** The image of the release waiting at step 1 (its approval lets more of its pods run). */
-  const waitingImage = async (revision: string): Promise<string | undefined> => {
-    const view = (await api.call('GET', api.rolloutPath(m.namespace, m.name, '/workload'))).body as { revisions?: { id: string; images: Record<string, string> }[] };
-    return view.revisions?.find((r) => r.id === revision)?.images.app;
-  };
-  const scale = async (): Promise<void> => {
-    m.replicas = rng.int(3, 5);
-    const body = { spec: { replicas: m.replicas } };
-    if (m.kind === 'StatefulSet') await apps.patchNamespacedStatefulSet({ name: m.name, namespace: m.namespace, body }, mergePatch);
-    else await apps.patchNamespacedDeployment({ name: m.name, namespace: m.namespace, body }, mergePatch);
-  };
-  const undo = async (): Promise<void> => {
-    watcher.clearCaps();
-    await api.command(m.namespace, m.name, 'undo');
-  };
-  try {
-    while (Date.now() < end) {
-      const st = (await api.call('GET', api.rolloutPath(m.namespace, m.name, '/status'))).body as unknown as StatusResponse;
-      const rel = st.release;
-      const awaiting = rel !== null && rel.kind === 'release' && st.step?.state === 'StepPaused' && m.steps[st.step.index]?.pause.type === 'approval';
-      let choice: string;
-      if (st.paused.user) choice = rng.weighted({ resume: 60, nothing: 40 });
-      else if (rel === null) choice = rng.weighted({ release: 75, scale: 12, undo: 8, nothing: 5 });
-      else if (rel.failure !== null) choice = rng.weighted({ retry: 40, abort: 50, release: 10 });
-      else if (awaiting) choice = rng.weighted({ approve: 62, abort: 8, release: 8, scale: 7, pause: 6, undo: 3, nothing: 6 });
-      else choice = rng.weighted({ nothing: 72, release: 6, scale: 8, pause: 6, abort: 5, undo: 3 });
-      switch (choice) {
-        case 'release': await release(); break;
-        case 'scale': await scale(); break;
-        case 'undo': await undo(); break;
-        case 'approve': {
-          // For the release seen waiting (the API records its id): an approval never carries over to another.
-          const image = st.step?.index === 0 && rel ? await waitingImage(rel.targetRevision) : undefined;
-          if (image !== undefined) watcher.capPods(image, Number.POSITIVE_INFINITY);
-          const code = await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step?.index, ...(rel ? { releaseId: rel.id } : {}) });
-          if (image !== undefined && code !== 202 && code !== 200) watcher.capPods(image, 1); // refused: still unapproved
-          break;
-        }
-        case 'nothing': break;
-        default: await api.command(m.namespace, m.name, choice);
-      }
-      await sleep(rng.int(800, 3500));
-    }
-  } catch (err) {
-    violations.push(`${m.namespace}: the user could not go on: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-/** Brings the rollout to rest: approves, resumes, aborts a failed release, until nothing is in flight. */
-async function drain(m: FleetMember, api: SoakApi, status: (m: FleetMember) => Promise<StatusResponse>, watcher: Watcher, violations: string[]): Promise<void> {
-  const deadline = Date.now() + 300_000;
-  while (Date.now() < deadline) {
-    const st = await status(m);
-    if (st.settled) return;
-    if (st.paused.user) await api.command(m.namespace, m.name, 'resume');
-    else if (st.release?.failure) await api.command(m.namespace, m.name, 'abort');
-    else if (st.release?.kind === 'release' && st.step?.state === 'StepPaused' && m.steps[st.step.index]?.pause.type === 'approval') {
-      if (st.step.index === 0) watcher.clearCaps();
-      await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step.index });
-    }
-    await sleep(1000);
-  }
-  const st = await status(m);
-  violations.push(`${m.namespace}: not settled 5 minutes after the chaos ended: ${st.phase}: ${st.message}`);
-}
-
 async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -356,6 +276,11 @@ function sleep(ms: number): Promise<void> {
 
 function ratio(a: number, b: number): number {
   return b === 0 ? 0 : Math.round((a / b) * 10_000) / 10_000;
+}
+
+/** Evidence lines in time order (to the millisecond); lines of the same instant keep their order (history by seq). */
+function byTime(lines: string[]): string[] {
+  return [...lines].sort((a, b) => a.slice(0, 23).localeCompare(b.slice(0, 23)));
 }
 
 function median(values: number[]): number {

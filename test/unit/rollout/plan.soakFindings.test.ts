@@ -146,3 +146,14 @@ describe('plan: commands behind a template change (soak)', () => {
     assert.match(r.events.find((e) => e.type === 'Command Ignored')?.message ?? '', /approval was for release r0; release r1 is waiting now/);
   });
 });
+
+describe('plan: an undo right after a hand-back (soak)', () => {
+  it('holds the workload before putting an older template back (the Deployment, handed back unpaused, rolled it natively)', () => {
+    const { state, view } = handingBack();
+    const undo: ReleaseState = { ...state, release: { ...state.release!, id: 'r2', kind: 'undo', targetRevision: 'v1', stableRevision: 'v2', finalizing: true, templateSet: false, strategy: null } };
+    const unheld: WorkloadView = { ...view, held: false, strategy: null };
+    const r = plan(rolloutSpec(), undo, unheld, NOW, []);
+    const types = r.actions.map((a) => a.type);
+    assert.ok(types.indexOf('hold') === 0 && types.includes('restore-template'), types.join(', '));
+  });
+});

@@ -113,3 +113,15 @@ describe('Partition strategy: the controller manager away (soak)', () => {
     assert.deepEqual(deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 5, [V1]: 5 }, strategy: 'Partition', final: false }]), []);
   });
 });
+
+describe('Partition strategy: a scale-down the absent controller never carried out (soak)', () => {
+  it('takes it back where the user has since scaled up and the stable pods are needed again, and moves nothing else', () => {
+    const taken = deployment({ strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}' } });
+    const old = replicaSet('web-old', 'web:v1', { replicas: 3 });
+    // Our scale-down to 3 is in spec, but the ReplicaSet controller (down) has not observed it: 4 pods still run.
+    const unobserved = { ...old, metadata: { ...old.metadata, generation: 2 }, status: { ...old.status, replicas: 4, availableReplicas: 4, readyReplicas: 4 } };
+    const canary = replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 });
+    const writes = deploymentWrites(observation(taken, [unobserved, canary]), [{ type: 'distribute', target: V2, distribution: { [V2]: 2, [V1]: 5 }, strategy: 'Partition', final: false }]) as any[];
+    assert.deepEqual(writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch]), [['web-old', { spec: { replicas: 4 } }]], 'back to the 4 still running, never above them, and no canary growth');
+  });
+});
