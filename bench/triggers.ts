@@ -130,10 +130,16 @@ async function run(ctx: BenchContext): Promise<TriggersResult> {
         const from = lines.length;
         await Promise.all(names.map((name) => setImage(cluster, ns, 'Deployment', name, 'registry.invalid/app:v2')));
         const results = await Promise.all(names.map(async (name) => {
+          let last: unknown = null;
           const paused = await waitFor(async () => {
             const s = await api.state(ns, name);
+            last = s;
             return s?.release?.stepState === 'StepPaused' && s.nextWakeAt ? s : null;
-          }, TIMEOUT_MS, `${ns}/${name} to pause`);
+          }, TIMEOUT_MS, `${ns}/${name} to pause`).catch((e: unknown) => {
+            // What it was doing instead, so a failed run says why (its state and its own lines).
+            const own = lines.filter((l) => l.line.includes(`${ns}/${name} `)).slice(-15).map((l) => `  ${l.line}`);
+            throw new Error(`${(e as Error).message}; last state ${JSON.stringify(last)}\n${own.join('\n')}`, { cause: e });
+          });
           const deadline = Date.parse(paused.nextWakeAt as string);
           const next = await waitLine(new RegExp(`event Step Started: ${ns}/${name} `), from);
           const pass = await waitLine(new RegExp(`reconcile ${ns}/${name} \\(`), lines.indexOf(next));

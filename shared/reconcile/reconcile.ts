@@ -8,7 +8,7 @@
 // this very pass, and nothing asks for it again until something changes (the resync still looks);
 // and a template change the apiserver refuses fails the release request that asked for it.
 import { isDeepStrictEqual } from 'node:util';
-import { ConflictError, ForbiddenError, NotFoundError, TerminalError, TransientError, UnauthorizedError, ValidationError, type RolloutsError } from '../errors.ts';
+import { ConfigError, ConflictError, ForbiddenError, NotFoundError, TerminalError, TransientError, UnauthorizedError, ValidationError, type RolloutsError } from '../errors.ts';
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
 import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec, WorkloadKind } from '../rollout/types.ts';
@@ -108,9 +108,13 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   }
 }
 
-/** Failures that running the same pass again cannot fix. */
+/**
+ * Failures that running the same pass again cannot fix. A ConfigError is a registration that cannot
+ * work as configured (no token, a token secret marked for deletion): Degraded names it, and the
+ * resync looks again once the configuration is fixed.
+ */
 function isTerminal(err: unknown): err is RolloutsError {
-  return err instanceof TerminalError || err instanceof ForbiddenError || err instanceof UnauthorizedError || err instanceof ValidationError;
+  return err instanceof TerminalError || err instanceof ForbiddenError || err instanceof UnauthorizedError || err instanceof ValidationError || err instanceof ConfigError;
 }
 
 /** Record the terminal failure as Degraded (one conditional write), and ask for nothing more. */

@@ -32,6 +32,10 @@ export async function readTokenSecret(reader: SecretReader, arn: string, cluster
     const name = (err as { name?: unknown }).name;
     if (name === 'ResourceNotFoundException') throw new NotFoundError(`cluster "${cluster}": token secret ${arn} not found`, { cause: err });
     if (name === 'AccessDeniedException') throw new ForbiddenError(`cluster "${cluster}": may not read token secret ${arn}`, { cause: err });
+    // Retrying cannot help these: the secret is scheduled for deletion (InvalidRequestException), or
+    // its KMS key refuses us (DecryptionFailure). Throttling and 5xx stay retryable (thrown as is).
+    if (name === 'InvalidRequestException') throw new ConfigError(`cluster "${cluster}": token secret ${arn} cannot be read: ${(err as Error).message}`, { cause: err });
+    if (name === 'DecryptionFailure') throw new ForbiddenError(`cluster "${cluster}": token secret ${arn} cannot be decrypted with its KMS key: ${(err as Error).message}`, { cause: err });
     throw err;
   }
   const token = tokenOf(value);

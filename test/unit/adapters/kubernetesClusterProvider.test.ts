@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DescribeClusterCommand, DescribeClusterCommandOutput } from '@aws-sdk/client-eks';
-import { ConfigError, NotFoundError } from '../../../shared/errors.ts';
+import { ConfigError, ForbiddenError, NotFoundError } from '../../../shared/errors.ts';
 import type { ClusterRegistration } from '../../../shared/reconcile/ports.ts';
 import {
   RegisteredClusterProvider,
@@ -195,6 +195,16 @@ describe('RegisteredClusterProvider', () => {
       await assert.rejects(missing.provider.client('lab'), (err: Error) => err instanceof NotFoundError && err.message.includes('"lab"') && err.message.includes(SECRET));
       const empty = withSecrets({ name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET } }, '{"user":"x"}');
       await assert.rejects(empty.provider.client('lab'), (err: Error) => err instanceof ConfigError && err.message.includes(SECRET));
+    });
+
+    test('a secret scheduled for deletion is a ConfigError and one its KMS key refuses a ForbiddenError (neither retried); a throttle stays retryable', async () => {
+      const reg = { name: 'lab', endpoint: { server: 'https://10.0.0.1:6443', tokenSecretArn: SECRET } };
+      const deleting = withSecrets(reg, Object.assign(new Error('You can\'t perform this operation on the secret because it was marked for deletion.'), { name: 'InvalidRequestException' }));
+      await assert.rejects(deleting.provider.client('lab'), (err: Error) => err instanceof ConfigError && /"lab".*marked for deletion/.test(err.message));
+      const kms = withSecrets(reg, Object.assign(new Error('Access to KMS is not allowed'), { name: 'DecryptionFailure' }));
+      await assert.rejects(kms.provider.client('lab'), (err: Error) => err instanceof ForbiddenError && /KMS key/.test(err.message));
+      const throttled = withSecrets(reg, Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }));
+      await assert.rejects(throttled.provider.client('lab'), (err: Error) => !(err instanceof ConfigError) && !(err instanceof ForbiddenError) && err.name === 'ThrottlingException');
     });
   });
 

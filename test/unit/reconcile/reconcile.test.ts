@@ -6,6 +6,7 @@ import type { HistoryEntry } from '../../../shared/reconcile/ports.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { initialState } from '../../../shared/rollout/state.ts';
+import { ConfigError } from '../../../shared/errors.ts';
 import { DEPLOYMENT, dieAt, KEY, Pipeline } from './pipelineFixtures.ts';
 
 const ADOPTED = 'Workload Adopted';
@@ -163,6 +164,22 @@ describe('reconcile: outcomes', () => {
     assert.deepEqual(await p.store.listHistory(KEY), []);
     assert.deepEqual(await p.store.listRollouts(), []);
     assert.equal((await p.reconcile()).outcome, 'missing');
+  });
+});
+
+describe('reconcile: a cluster registration that cannot work', () => {
+  it('goes Degraded with the registration\'s reason in one pass, and a second pass writes nothing (no redelivery loop)', async () => {
+    const p = await Pipeline.start();
+    await p.reconcile();
+    const broken = { client: async () => { throw new ConfigError('cluster "test": token secret arn:x cannot be read: marked for deletion'); } };
+    const first = await p.reconcile({ clusters: broken });
+    assert.equal(first.outcome, 'degraded');
+    const state = (await p.store.load(KEY)).state.state;
+    assert.equal(state.phase, 'Degraded');
+    assert.match(state.message, /token secret arn:x cannot be read: marked for deletion/);
+    const again = await p.reconcile({ clusters: broken });
+    assert.equal(again.outcome, 'degraded');
+    assert.equal(again.counts['ddb.write'] ?? 0, 0, 'the same reason is not written twice');
   });
 });
 
