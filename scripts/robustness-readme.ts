@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SoakSummary } from '../test/support/soak/soak.ts';
 import { BATTERY, batteryTable } from '../test/support/battery/cases.ts';
+import { DEFAULT_SOAK } from '../bench/soakSizes.ts';
 
 export const HEADING = '## Fault tolerance in numbers';
 export const README = new URL('../README.md', import.meta.url);
@@ -36,6 +37,21 @@ export function soakTable(s: SoakFile): string {
   return ['| figure | value |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`)].join('\n');
 }
 
+/**
+ * What the table proves, said by the data itself: only a default-size run with no violation is a
+ * pass; anything else is named for what it is.
+ */
+export function soakVerdict(s: SoakFile): string {
+  const o = s.options;
+  const defaultSize = o.rollouts === DEFAULT_SOAK.rollouts && o.chaosMs === DEFAULT_SOAK.chaosMs && o.kills === DEFAULT_SOAK.kills
+    && o.outageMs === DEFAULT_SOAK.outageMs && o.faultRate === DEFAULT_SOAK.faultRate;
+  const size = defaultSize ? 'a default-size run' : `**not** a default-size run (${o.rollouts} rollouts; the default is ${DEFAULT_SOAK.rollouts})`;
+  const verdict = s.violations.length === 0
+    ? 'it broke no invariant'
+    : `**it broke ${s.violations.length} invariant${s.violations.length === 1 ? '' : 's'}** (listed in bench/results/soak.json): not a pass`;
+  return `The table is ${size}, and ${verdict}.`;
+}
+
 export function robustnessSection(s: SoakFile): string {
   return [
     HEADING,
@@ -56,6 +72,8 @@ export function robustnessSection(s: SoakFile): string {
     'run of the same harness is in `npm test` (test/integration/soak.smoke.test.ts).',
     '',
     soakTable(s),
+    '',
+    soakVerdict(s),
     '',
     '### Bad input',
     '',

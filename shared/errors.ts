@@ -75,6 +75,13 @@ export class TransientError extends RolloutsError {
  */
 export class TerminalError extends RolloutsError {}
 
+/**
+ * The cluster does not serve the resource at all (a 404 for the collection, not for an object in
+ * it): the CRD that defines the kind is not installed, or not served yet. Terminal for the pass;
+ * the resync looks again.
+ */
+export class KindNotServedError extends TerminalError {}
+
 /** A process of the local Kubernetes control plane failed to start, become ready or stop. */
 export class ControlPlaneError extends RolloutsError {
   /** Which component failed (etcd, kube-apiserver, kwok, ...). */

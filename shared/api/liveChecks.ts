@@ -8,7 +8,7 @@
 // apiserver refuses its dry-run (403) and that check is skipped. An API without cluster access
 // skips what it cannot check too: the reconcile then fails such a release with the apiserver's
 // reason instead (shared/reconcile/reconcile.ts), so nothing ever wedges.
-import { ForbiddenError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
+import { ForbiddenError, KindNotServedError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ClusterClient } from '../reconcile/ports.ts';
 import type { CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
@@ -31,6 +31,8 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
     workload = await client.get({ apiVersion: ref.apiVersion, kind: ref.kind, namespace: key.namespace, name: ref.name });
   } catch (err) {
     if (err instanceof TransientError) throw err;
+    // The kind's CRD is not installed (e.g. OpenKruise for a CloneSet): no release could ever start.
+    if (err instanceof KindNotServedError) throw unprocessable([{ path: 'spec.workloadRef', reason: `${ref.apiVersion} ${ref.kind} is not served by cluster "${key.cluster}": the CRD that defines it is not installed` }], err, 'command refused');
     return; // no read access here: the reconcile decides
   }
   if (!workload) throw new NotFoundError(`${ref.kind} ${key.namespace}/${ref.name} does not exist in cluster "${key.cluster}"`);

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { ConflictError, ForbiddenError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors.ts';
+import { ConflictError, ForbiddenError, GoneError, KindNotServedError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors.ts';
 import type { KubeObject, ObjectRef } from '../../shared/kube/types.ts';
 import { Meter } from '../../shared/reconcile/meter.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
@@ -16,6 +16,7 @@ import { KubeTransport } from '../../shared/adapters/kubernetes/transport.ts';
 import { watchPath, type WatchEventType } from '../../shared/adapters/kubernetes/watcher.ts';
 import { deploymentManifest, mergePatch, startTestCluster, type TestCluster } from '../support/kube.ts';
 import { waitFor } from '../support/wait.ts';
+import { WORKLOAD_RESOURCES } from '../../shared/app/kubeResources.ts';
 
 let cluster: TestCluster;
 let ns: string;
@@ -220,6 +221,12 @@ describe('KubeClusterClient writes', () => {
     );
   });
 
+  test('reads of a kind the cluster does not serve (Kruise not installed) fail as KindNotServedError naming it, not as a missing object', async () => {
+    const unserved = new KubeClusterClient(cluster.rollouts, { resources: WORKLOAD_RESOURCES });
+    await assert.rejects(unserved.get({ apiVersion: 'apps.kruise.io/v1alpha1', kind: 'CloneSet', namespace: ns, name: 'web' }),
+      (err: Error) => err instanceof KindNotServedError && /apps\.kruise\.io\/v1alpha1.*CloneSet.*does not serve this resource/.test(err.message));
+  });
+
   test('reports a patch of a missing object as NotFoundError', async () => {
     await assert.rejects(
       client.write({ verb: 'patch', ref: rsRef('missing'), patchType: 'merge', patch: { spec: { replicas: 1 } }, reason: 'test' }),
@@ -315,7 +322,7 @@ describe('KubeClusterClient watch', () => {
     // mean "not yet", not the answer we test.
     const ended = await waitFor(async () => {
       const err = await watchFromOne();
-      return err instanceof NotFoundError || (err instanceof KubeApiError && err.status === 429) ? null : { err };
+      return err instanceof KindNotServedError || (err instanceof KubeApiError && err.status === 429) ? null : { err };
     }, { message: 'a watch of the new CRD that is neither 404 (not served yet) nor 429 (cache not ready)' });
     assert.ok(ended.err instanceof GoneError, `expected GoneError, got ${String(ended.err)}`);
     assert.match(ended.err.message, /too old resource version/);

@@ -4,6 +4,7 @@ import {
   ConflictError,
   ForbiddenError,
   GoneError,
+  KindNotServedError,
   NotFoundError,
   TerminalError,
   TransientError,
@@ -51,7 +52,7 @@ export interface KubeStatus {
   code?: number;
   reason?: string;
   message?: string;
-  details?: { causes?: { field?: string; message?: string; reason?: string }[] };
+  details?: { name?: string; causes?: { field?: string; message?: string; reason?: string }[] };
 }
 
 /**
@@ -72,7 +73,7 @@ export function toKubeError(err: unknown, what: string, retryAfterSeconds: numbe
     case 403:
       return new ForbiddenError(message, options);
     case 404:
-      return new NotFoundError(message, options);
+      return notServed(status) ? new KindNotServedError(`${what}: the cluster does not serve this resource (${detail ?? 'HTTP 404'}): the CRD that defines it is not installed, or not served yet`, options) : new NotFoundError(message, options);
     case 409:
       return new ConflictError(message, options);
     case 410:
@@ -122,6 +123,16 @@ export function statusBodyOf(err: unknown): KubeStatus | undefined {
   } catch {
     return { message: body };
   }
+}
+
+/**
+ * A 404 for the resource itself: the apiserver's not-found handler answers "the server could not
+ * find the requested resource" with no details (or "404 page not found"), whereas a missing object
+ * is named in details.name ("deployments.apps \"web\" not found").
+ */
+function notServed(status: KubeStatus | undefined): boolean {
+  if (status?.details && 'name' in status.details) return false;
+  return /could not find the requested resource|404 page not found/.test(status?.message ?? '');
 }
 
 function issuesOf(status: KubeStatus | undefined, what: string): FieldIssue[] {

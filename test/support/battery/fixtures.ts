@@ -7,6 +7,7 @@
 //   orphan   a Rollout whose workload "missing" does not exist
 //   db       a StatefulSet, adopted: one ControllerRevision
 //   recreate a Deployment with strategy Recreate and no Rollout (its apply is a case)
+//   clone    a Rollout of a CloneSet, on a cluster without OpenKruise (its CRDs are not installed)
 // Pure: names and documents only.
 export const NAMESPACE = 'battery';
 
@@ -19,6 +20,7 @@ export const FIXTURES = {
   orphan: { kind: 'Deployment', workload: 'missing' },
   db: { kind: 'StatefulSet' },
   recreate: { kind: 'Deployment' },
+  clone: { kind: 'CloneSet', apiVersion: 'apps.kruise.io/v1alpha1' },
 } as const;
 export type FixtureName = keyof typeof FIXTURES;
 
@@ -29,13 +31,13 @@ export const STEPS = [{ replicas: 1, pause: {} }, { replicas: '50%', pause: {} }
  * `workloadRef`, `namespace`, `canary` (replaces strategy.canary) and `spec` (merged into spec).
  */
 export function rolloutDocument(name: string, opts: { steps?: unknown[]; workloadRef?: Record<string, unknown>; namespace?: string; canary?: Record<string, unknown>; spec?: Record<string, unknown> } = {}): Record<string, unknown> {
-  const fixture = (FIXTURES as Record<string, { kind: string; workload?: string }>)[name];
+  const fixture = (FIXTURES as Record<string, { kind: string; workload?: string; apiVersion?: string }>)[name];
   return {
     apiVersion: 'rollouts.serverless-rollouts.io/v1alpha1',
     kind: 'Rollout',
     metadata: { name, ...(opts.namespace ? { namespace: opts.namespace } : {}) },
     spec: {
-      workloadRef: opts.workloadRef ?? { apiVersion: 'apps/v1', kind: fixture?.kind ?? 'Deployment', name: fixture?.workload ?? name },
+      workloadRef: opts.workloadRef ?? { apiVersion: fixture?.apiVersion ?? 'apps/v1', kind: fixture?.kind ?? 'Deployment', name: fixture?.workload ?? name },
       strategy: { canary: opts.canary ?? { steps: opts.steps ?? STEPS } },
       ...opts.spec,
     },

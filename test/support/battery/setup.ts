@@ -15,7 +15,7 @@ export async function setUpFixtures(b: Battery): Promise<void> {
   await b.waitForReady('StatefulSet', 'db', REPLICAS);
 
   const managed: FixtureName[] = [...deployments, 'db'];
-  for (const name of [...managed, 'orphan'] as const) await b.applyRollout(name);
+  for (const name of [...managed, 'orphan', 'clone'] as const) await b.applyRollout(name);
   for (const name of managed) await b.reconcileUntil(name, (s) => s.stableRevision !== null && s.phase === 'Healthy', `${name} to be adopted`);
 
   await b.command('busy', 'release', { images: { app: 'registry.invalid/app:v2' } });

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 // Not re-exported by the package index; reached by path only to document its behaviour.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
-import { ConfigError, ConflictError, ForbiddenError, GoneError, NotFoundError, UnauthorizedError, ValidationError } from '../../../shared/errors.ts';
+import { ConfigError, ConflictError, ForbiddenError, GoneError, KindNotServedError, NotFoundError, UnauthorizedError, ValidationError } from '../../../shared/errors.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from '../../../shared/adapters/kubernetes/patchBody.ts';
 import { InvalidObjectError, KubeApiError, retryAfterSeconds, toKubeError } from '../../../shared/adapters/kubernetes/kubeErrors.ts';
 import { declaredResources, KindTable, objectPath, resourcePath, UnsupportedKindError } from '../../../shared/adapters/kubernetes/kinds.ts';
@@ -71,6 +71,14 @@ describe('toKubeError', () => {
       assert.equal(mapped.message, `get apps/v1/Deployment web/api: status ${code}`);
       assert.equal(mapped.cause, original);
     }
+  });
+
+  test('tells a kind the cluster does not serve (its CRD not installed) from a missing object of it', () => {
+    const unserved = toKubeError(httpError(404, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {} }), 'get apps.kruise.io/v1alpha1/CloneSet web/api');
+    assert.ok(unserved instanceof KindNotServedError && !(unserved instanceof NotFoundError));
+    assert.match(unserved.message, /^get apps\.kruise\.io\/v1alpha1\/CloneSet web\/api: the cluster does not serve this resource .*the CRD that defines it is not installed/);
+    const missing = toKubeError(httpError(404, { code: 404, reason: 'NotFound', message: 'clonesets.apps.kruise.io "api" not found', details: { name: 'api', group: 'apps.kruise.io', kind: 'clonesets' } }), 'get');
+    assert.ok(missing instanceof NotFoundError);
   });
 
   test('turns a 422 into a ValidationError carrying the apiserver message and field causes', () => {
