@@ -6,7 +6,7 @@ import { applyCommands } from './commands.ts';
 import { Draft } from './draft.ts';
 import { EVENT, rolloutEvent } from './events.ts';
 import { degradedReason, explain } from './message.ts';
-import { progress } from './progression.ts';
+import { followScale, progress } from './progression.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
 
@@ -61,6 +61,7 @@ export function plan(
     s.scheduledStartAt = null;
   }
   if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
+  else if (!changesTemplate) followScale(d);
 
   // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A
   // workload that still carries a release strategy's changes is never left unheld, finalizing or not.

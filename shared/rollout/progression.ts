@@ -129,6 +129,24 @@ function progressSteps(d: Draft, rel: Release): void {
   }
 }
 
+/**
+ * Paused (by the user or the spec), a Partition release still follows the user's scale (`kubectl
+ * scale`, an HPA). The native controller scales a paused Deployment's ReplicaSets proportionally,
+ * but the Recreate takeover keeps it from doing so here, and the surplus (or the shortfall) stayed
+ * until resume (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3). Nothing advances:
+ * the new revision keeps the pods it has (at most N), the stable revision takes the rest, paced by
+ * the driver within the user's budget. Only on a scaling event: a paused release otherwise moves nothing.
+ */
+export function followScale(d: Draft): void {
+  const rel = d.release;
+  if (!rel || rel.finalizing || rel.failure !== null || rel.strategy !== 'Partition') return;
+  const total = d.view.replicas;
+  const asked = d.view.revisions.reduce((n, r) => n + r.desired, 0);
+  if (asked === total) return;
+  const onTarget = Math.min(d.view.revisions.find((r) => r.id === rel.targetRevision)?.desired ?? 0, total);
+  d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution: heldBack(d.view.revisions, rel, onTarget, total), strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
+}
+
 function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number): void {
   const distribution = { [rel.targetRevision]: onTarget, [rel.stableRevision]: total - onTarget };
   d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
@@ -240,6 +258,13 @@ function finalize(d: Draft, rel: Release): void {
     d.waiting = waitingFor(d, rel, view.replicas) ?? d.waiting;
     if (rel.kind === 'release') checkDeadline(d, rel);
     if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
+    return;
+  }
+  if (!view.observed) {
+    // The controller has not observed the latest spec: a template changed meanwhile (`kubectl set
+    // image` while kube-controller-manager is down) is no revision yet, so this release looks done;
+    // handing back now would let the controller roll that template to every pod once it is back (soak).
+    d.requeue(HANDOVER_REQUEUE_SECONDS);
     return;
   }
   if (view.held && !view.nativeComplete) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { plan } from '../../../shared/rollout/plan.ts';
 import { resolveRollingBudget } from '../../../shared/rollout/arithmetic.ts';
-import type { Command, PlanResult, ReleaseState } from '../../../shared/rollout/types.ts';
+import type { Command, PlanResult, ReleaseState, WorkloadView } from '../../../shared/rollout/types.ts';
 import { command, Driver, rolloutSpec, steps } from '../../support/sim/scenario.ts';
 import { WorkloadSim } from '../../support/sim/workloadSim.ts';
 
@@ -59,7 +59,7 @@ describe('plan: invariants over random steps, replica counts and event orders', 
           const before = d.state;
           const view = d.sim.view();
           const result = settle ? d.settle(cmds) : d.step(cmds);
-          if (!settle) checkStep(before, view.replicas, cmds, result, (i) => spec.steps[i]?.pause.type ?? 'none', spec.steps.length);
+          if (!settle) checkStep(before, view, cmds, result, (i) => spec.steps[i]?.pause.type ?? 'none', spec.steps.length);
           checkFixedPoint(d);
         };
         for (const o of ops) {
@@ -121,7 +121,8 @@ describe('plan: invariants over random steps, replica counts and event orders', 
 });
 
 /** Invariants of one plan call against the state and observation it started from. */
-function checkStep(before: ReleaseState, replicas: number, cmds: Command[], result: PlanResult, pauseType: (i: number) => string, stepsCount: number): void {
+function checkStep(before: ReleaseState, view: WorkloadView, cmds: Command[], result: PlanResult, pauseType: (i: number) => string, stepsCount: number): void {
+  const replicas = view.replicas;
   const after = result.nextState;
   const approved = cmds.some((c) => c.type === 'approve' && !before.appliedCommandIds.includes(c.id));
   const resumed = cmds.some((c) => c.type === 'resume' || c.type === 'abort');
@@ -132,7 +133,14 @@ function checkStep(before: ReleaseState, replicas: number, cmds: Command[], resu
     assert.equal(values.reduce((x, y) => x + y, 0), replicas, 'a distribution always accounts for every replica');
   }
   if (isPaused(before) && !resumed) {
-    assert.deepEqual(result.actions.filter((a) => a.type !== 'hold'), [], 'no object changes while paused');
+    // Paused, nothing advances: the only move follows a scale by the user (ReplicaSets asking for
+    // other than N), and never gives the new revision more pods than it has.
+    const asked = view.revisions.reduce((x, r) => x + r.desired, 0);
+    for (const a of result.actions.filter((x) => x.type !== 'hold')) {
+      assert.ok(a.type === 'distribute' && !a.final && asked !== replicas, `no object changes while paused but following a scale: ${a.type}`);
+      const has = view.revisions.find((r) => r.id === a.target)?.desired ?? 0;
+      assert.ok((a.distribution[a.target] ?? 0) <= has, 'the new revision gets no pod while paused');
+    }
   }
   const b = before.release;
   const n = after.release;

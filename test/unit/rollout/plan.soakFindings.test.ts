@@ -157,3 +157,46 @@ describe('plan: an undo right after a hand-back (soak)', () => {
     assert.ok(types.indexOf('hold') === 0 && types.includes('restore-template'), types.join(', '));
   });
 });
+
+describe('plan: the controller away at the end of a release (soak)', () => {
+  it('does not hand back a finished release while the controller has not observed the latest spec (a template set meanwhile rolled to every pod when kube-controller-manager came back)', () => {
+    const { state, view } = handingBack();
+    const held: WorkloadView = { ...view, kind: 'StatefulSet', held: true, observed: false, strategy: null };
+    const r = plan(rolloutSpec(), state, held, NOW, []);
+    assert.ok(!r.actions.some((a) => a.type === 'release-hold'), r.actions.map((a) => a.type).join(', '));
+    assert.equal(r.nextState.phase, 'Progressing');
+    assert.ok(r.requeueSeconds !== null, 'looks again soon');
+    const observed = plan(rolloutSpec(), state, { ...held, observed: true }, NOW, []);
+    assert.ok(observed.actions.some((a) => a.type === 'release-hold'), 'hands back once observed');
+  });
+});
+
+describe('plan: a scale while paused (soak)', () => {
+  function pausedMidRelease(desired: { v1: number; v2: number }, replicas: number): { state: ReleaseState; view: WorkloadView } {
+    const { state, view } = handingBack();
+    const paused: ReleaseState = { ...state, phase: 'Paused', userPaused: true, release: { ...state.release!, finalizing: false, stepIndex: 0, stepState: 'StepPaused', observedReplicas: 5 } };
+    const held: WorkloadView = {
+      ...view, replicas, held: true, strategy: 'Partition',
+      revisions: [
+        { id: 'v2', number: 2, images: { app: 'app:v2' }, desired: desired.v2, current: desired.v2, ready: desired.v2, available: desired.v2 },
+        { id: 'v1', number: 1, images: { app: 'app:v1' }, desired: desired.v1, current: desired.v1, ready: desired.v1, available: desired.v1 },
+      ],
+    };
+    return { state: paused, view: held };
+  }
+
+  it('follows a scale-down of a paused Partition release on the stable revision, the new one keeping its pods (ReplicaSets asked for 5 pods of a Deployment scaled to 3)', () => {
+    const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 3);
+    const r = plan(rolloutSpec(), state, view, NOW, []);
+    const moves = r.actions.filter((a) => a.type === 'distribute');
+    assert.deepEqual(moves.map((a) => a.type === 'distribute' && a.distribution), [{ v2: 1, v1: 2 }]);
+    assert.equal(r.nextState.release?.stepIndex, 0, 'nothing advances');
+    assert.equal(r.nextState.phase, 'Paused');
+  });
+
+  it('moves nothing while paused when nobody scaled', () => {
+    const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 5);
+    const r = plan(rolloutSpec(), state, view, NOW, []);
+    assert.deepEqual(r.actions.filter((a) => a.type === 'distribute'), []);
+  });
+});
