@@ -24,7 +24,10 @@ export function plan(
     return planRemoval(d, commands);
   }
 
-  const problems = [...view.problems, ...releaseProblems(s, view)];
+  // A release asked meanwhile is the fix a stuck rollback or undo asks for (a template of its own):
+  // it is applied and replaces it, instead of waiting behind it forever with every other command (soak).
+  const fixedByRelease = commands.some((c) => c.type === 'release' && !s.appliedCommandIds.includes(c.id));
+  const problems = [...view.problems, ...(fixedByRelease ? [] : releaseProblems(s, view))];
   if (!view.exists || problems.length > 0) {
     // Outside us something broke the contract: touch nothing, keep commands until it is fixed.
     const why = degradedReason(spec, view, problems, now);

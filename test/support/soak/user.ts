@@ -86,7 +86,13 @@ export async function drain(m: FleetMember, api: SoakApi, status: (m: FleetMembe
     const st = await status(m);
     if (st.settled) return;
     if (st.paused.user) await api.command(m.namespace, m.name, 'resume');
-    else if (st.release?.failure) await api.command(m.namespace, m.name, 'abort');
+    else if (st.phase === 'Degraded' && /no longer retains/.test(st.message)) {
+      // A rollback or undo whose template the workload pruned: what its reason asks of the user is
+      // a template of their own, here a release of a new image (gated at one pod like any other).
+      m.images += 1;
+      watcher.capPods(IMAGE(m.images), 1);
+      await api.command(m.namespace, m.name, 'release', { images: { app: IMAGE(m.images) } });
+    } else if (st.release?.failure) await api.command(m.namespace, m.name, 'abort');
     else if (st.release?.kind === 'release' && st.step?.state === 'StepPaused' && m.steps[st.step.index]?.pause.type === 'approval') {
       if (st.step.index === 0) watcher.clearCaps();
       await api.command(m.namespace, m.name, 'approve', { stepIndex: st.step.index });

@@ -200,3 +200,21 @@ describe('plan: a scale while paused (soak)', () => {
     assert.deepEqual(r.actions.filter((a) => a.type === 'distribute'), []);
   });
 });
+
+describe('plan: a rollback whose template was pruned (soak)', () => {
+  it('applies a release asked meanwhile instead of keeping it pending behind the Degraded rollback forever', () => {
+    const { state, view } = handingBack();
+    const stuck: ReleaseState = { ...state, release: { ...state.release!, id: 'r2', kind: 'rollback', targetRevision: 'v0', stableRevision: 'v0', finalizing: false, stepIndex: 0, templateSet: false } };
+    const held: WorkloadView = { ...view, held: true, strategy: 'Partition' };
+    const pause = command({ type: 'pause' });
+    const degraded = plan(rolloutSpec(), { ...stuck, commands: [pause] }, held, NOW, [pause]);
+    assert.equal(degraded.nextState.phase, 'Degraded');
+    assert.match(degraded.nextState.message, /no longer retains/);
+    assert.equal(degraded.nextState.commands.length, 1, 'other commands wait until it is fixed');
+    const release = command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } });
+    const fixed = plan(rolloutSpec(), { ...stuck, commands: [release] }, held, NOW, [release]);
+    assert.notEqual(fixed.nextState.phase, 'Degraded');
+    assert.ok(fixed.actions.some((a) => a.type === 'set-template'), fixed.actions.map((a) => a.type).join(', '));
+    assert.deepEqual(fixed.nextState.commands, []);
+  });
+});
