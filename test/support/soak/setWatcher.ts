@@ -79,6 +79,11 @@ export class SetWatcher {
     this.check();
   }
 
+  private ordinalOf(pod: Obj): number {
+    const n = Number(pod.metadata.name.slice(this.name.length + 1));
+    return Number.isInteger(n) ? n : -1;
+  }
+
   private check(): void {
     const set = this.set;
     if (!set) return;
@@ -89,7 +94,10 @@ export class SetWatcher {
       // update revision (the StatefulSet controller's rule); the batch restarts against the new N.
       const replicasNow = Number(set.spec?.replicas ?? 0);
       const cap = approvedCap + Math.max(0, replicasNow - (this.capReplicas.get(image) ?? replicasNow));
-      const count = live.filter((p) => p.spec?.containers?.[0]?.image === image).length;
+      // A pod at an ordinal ≥ N is on its way out after the user's scale-down (the controller removes
+      // the highest ordinals first): no batch of ours put it there (soak: scaled 5 → 4 while the
+      // release's batch held ordinal 4's pod on the new image, seen before its deletion).
+      const count = live.filter((p) => p.spec?.containers?.[0]?.image === image && this.ordinalOf(p) < replicasNow).length;
       if (count > cap) this.violations.push(`${count} live pods of ${image} in ${this.namespace}, beyond the approved ${cap} at ${new Date(now).toISOString()}`);
     }
     const replicas = Number(set.spec?.replicas ?? 1);
