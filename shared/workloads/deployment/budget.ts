@@ -81,13 +81,7 @@ export function chooseBudget(x: BudgetInput): Budget {
   const oldTarget = Math.min(oldDesired, Math.max(floor, Math.min(needed, covered)));
 
   let maxUnavailable = Math.max(0, Math.min(unavailable, n - oldTarget));
-  // The surge is sized on the old pods that are sure to stay: the controller may clean up not-ready
-  // old pods at any time (reconcileOldReplicaSets: unhealthy first, within N − maxUnavailable), and
-  // it scales Available ones down to N − maxUnavailable whenever there are more (a replaced
-  // release's pods on top of the stable ones); every pod it removes makes room for one more new
-  // pod beyond the batch (soak). If they stay, the batch lands a pass later.
-  const staying = Math.min(oldTarget, oldAvailable, n - maxUnavailable);
-  let maxSurge = Math.max(0, Math.min(surge, batch - (n - staying)));
+  let maxSurge = Math.max(0, Math.min(surge, batch - (n - oldTarget)));
   if (maxSurge === 0 && maxUnavailable === 0) {
     // Only when nothing may move (or N = 0): the fenceposts guarantee one of the user's budgets is ≥ 1.
     if (unavailable > 0) maxUnavailable = 1;

@@ -135,16 +135,4 @@ describe('chooseBudget: what the soak found', () => {
     assert.equal(chooseBudget({ ...complete, newDesired: 0, newAvailable: 0, oldDesired: 3, oldAvailable: 3 }).hold, false, 'the batch\'s pod is still to come');
     assert.equal(chooseBudget({ ...complete, userMaxUnavailable: 1, replicas: 4, oldDesired: 4, oldAvailable: 4 }).hold, false, 'the batch is Available: an old pod is to go');
   });
-
-  it('sizes the surge on the old pods sure to stay (the controller cleaned up a not-ready old pod and filled its room with a second new one)', () => {
-    const b = chooseBudget({ replicas: 5, userMaxSurge: 2, userMaxUnavailable: 0, target: 1, newDesired: 0, newAvailable: 0, oldDesired: 6, oldAvailable: 5 });
-    assert.equal(b.maxSurge, 1, 'with the not-ready old pod gone, new = 5 + 1 − 5 = 1: the batch');
-    assert.equal(b.maxUnavailable, 0);
-  });
-
-  it('sizes the surge on what the controller leaves of old pods beyond N (a replaced release\'s pods on top of the stable ones: it scaled them down to N and filled the room with new pods)', () => {
-    const b = chooseBudget({ replicas: 5, userMaxSurge: 2, userMaxUnavailable: 1, target: 1, newDesired: 0, newAvailable: 0, oldDesired: 7, oldAvailable: 7 });
-    // The controller settles old at min(7, N − maxUnavailable) and new at N + maxSurge − old: the batch, exactly.
-    assert.equal(5 + b.maxSurge - Math.min(7, 5 - b.maxUnavailable), 1, JSON.stringify(b));
-  });
 });
