@@ -10,7 +10,7 @@ import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
-import type { Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
+import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
 
 /** While pods move, look again this often even if no watch event arrives. */
 const MOVING_REQUEUE_SECONDS = 5;
@@ -144,12 +144,16 @@ export function followScale(d: Draft): void {
   const asked = d.view.revisions.reduce((n, r) => n + r.desired, 0);
   if (asked === total) return;
   const onTarget = Math.min(d.view.revisions.find((r) => r.id === rel.targetRevision)?.desired ?? 0, total);
-  d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution: heldBack(d.view.revisions, rel, onTarget, total), strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
+  d.actions.push(distributeAction(d, rel, heldBack(d.view.revisions, rel, onTarget, total), false));
 }
 
 function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number): void {
-  const distribution = { [rel.targetRevision]: onTarget, [rel.stableRevision]: total - onTarget };
-  d.actions.push({ type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final: false, onDeletePolicy: onDeletePolicy(d) });
+  d.actions.push(distributeAction(d, rel, { [rel.targetRevision]: onTarget, [rel.stableRevision]: total - onTarget }, false));
+}
+
+/** A move of the release toward `distribution`, with what the driver needs to carry it out. */
+function distributeAction(d: Draft, rel: Release, distribution: Distribution, final: boolean): Action {
+  return { type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d) };
 }
 
 /** The batch (and its gates) are done: the step's pause, or on. */
@@ -241,7 +245,7 @@ function finalize(d: Draft, rel: Release): void {
   if (d.release !== rel) return;
   const allowed = clearedTarget(d, rel, view.replicas);
   if (d.release !== rel) return;
-  const last = { type: 'distribute', target: rel.targetRevision, distribution: allowed === view.replicas ? full : heldBack(view.revisions, rel, allowed, view.replicas), strategy: rel.strategy, final: allowed === view.replicas, onDeletePolicy: onDeletePolicy(d) } as const;
+  const last = distributeAction(d, rel, allowed === view.replicas ? full : heldBack(view.revisions, rel, allowed, view.replicas), allowed === view.replicas);
   const target = view.revisions.find((r) => r.id === rel.targetRevision);
   const settled =
     allowed === view.replicas &&
