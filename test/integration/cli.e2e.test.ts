@@ -185,8 +185,10 @@ describe('rollouts CLI against local mode (the README walk-through)', () => {
     other.stderr.on('data', (d: Buffer) => (output += d.toString()));
     const exited = new Promise<number | null>((resolve) => other.once('exit', (code) => resolve(code)));
     try {
-      await waitFor(() => existsSync(path.join(otherHome, 'endpoint')) || other.exitCode !== null, { message: 'the second local mode to start', timeoutMs: 60_000 });
-      assert.match(output, /cluster {3}"local" = context "\S+" of \S+kubeconfig: https:\/\/127\.0\.0\.1:\d+ \(Kubernetes v\d/, output);
+      const banner = /cluster {3}"local" = context "\S+" of \S+kubeconfig: https:\/\/127\.0\.0\.1:\d+ \(Kubernetes v\d/;
+      // The endpoint file can appear before the banner's bytes reach this pipe (a CI run saw ''), so wait for both.
+      await waitFor(() => (existsSync(path.join(otherHome, 'endpoint')) && banner.test(output)) || other.exitCode !== null, { message: 'the second local mode to start and print its banner', timeoutMs: 60_000 });
+      assert.match(output, banner, output);
       assert.ok(!existsSync(path.join(otherHome, 'sandbox')), 'no sandbox started');
     } finally {
       other.kill('SIGINT');
