@@ -234,6 +234,14 @@ function finalize(d: Draft, rel: Release): void {
   const view = d.view;
   if (!rel.templateSet) {
     if (view.templateRevision !== rel.targetRevision) {
+      if (!view.observed) {
+        // A ReplicaSet scaled while kube-controller-manager was away still reports its old counts.
+        // Under MinReadySeconds this restore is the hand-back: the Deployment controller, back,
+        // would size the revisions from those stale counts while the ReplicaSet controller deletes
+        // the pods of the scale it never carried out: one pod below the user's budget (soak smoke).
+        d.requeue(HANDOVER_REQUEUE_SECONDS);
+        return;
+      }
       d.actions.push({ type: 'restore-template', revision: rel.targetRevision, strategy: rel.strategy });
       d.requeue(HANDOVER_REQUEUE_SECONDS);
       return;

@@ -8,8 +8,17 @@ import { runSoak } from '../support/soak/soak.ts';
 
 test('a short soak: faults, kills and a controller-manager outage break no invariant', { timeout: 480_000 }, async () => {
   const summary = await runSoak(SMOKE_SOAK);
-  assert.deepEqual(summary.violations, []);
+  // On a failure, the stored history and the cluster's writes of each rollout that broke an
+  // invariant, from 20 s before its first violation (or its last lines), so a CI log can be read without a rerun.
+  const evidence = Object.entries(summary.evidence).map(([ns, lines]) => `${ns}:\n  ${around(lines, summary.violations.find((v) => v.startsWith(ns))).join('\n  ')}`).join('\n');
+  assert.deepEqual(summary.violations.slice(0, 20), [], `${summary.violations.length} violations (seed ${summary.seed}):\n${summary.violations.slice(0, 20).join('\n')}\n${evidence}`);
   assert.ok(summary.releases >= 3, `releases: ${summary.releases}`);
   assert.equal(summary.kills, SMOKE_SOAK.kills);
   assert.ok(summary.kube.faults > 0 && summary.dynamodb.faults > 0, JSON.stringify({ kube: summary.kube.faultsByKind, dynamodb: summary.dynamodb.faultsByKind }));
 });
+
+function around(lines: string[], violation: string | undefined): string[] {
+  const at = Date.parse(/ at (\S+Z)/.exec(violation ?? '')?.[1] ?? '');
+  if (Number.isNaN(at)) return lines.slice(-120);
+  return lines.filter((l) => Math.abs(Date.parse(`${l.slice(0, 23)}Z`) - (at - 7_500)) <= 12_500).slice(0, 200);
+}

@@ -171,6 +171,25 @@ describe('plan: the controller away at the end of a release (soak)', () => {
   });
 });
 
+describe('plan: a rollback while the controller is away (soak smoke)', () => {
+  it('puts the stable template back only once the controller has observed every ReplicaSet (stale counts after kube-controller-manager came back took a pod below the budget)', () => {
+    const { state, view } = handingBack();
+    const rollback: ReleaseState = { ...state, release: { ...state.release!, kind: 'rollback', endPhase: 'Aborted', targetRevision: 'v1', stableRevision: 'v1', templateSet: false, strategy: 'MinReadySeconds' } };
+    const midway: WorkloadView = {
+      ...view, held: true, observed: false, strategy: 'MinReadySeconds',
+      revisions: [
+        { id: 'v2', number: 2, images: { app: 'app:v2' }, desired: 1, current: 1, ready: 1, available: 1 },
+        { id: 'v1', number: 1, images: { app: 'app:v1' }, desired: 2, current: 3, ready: 3, available: 3 },
+      ],
+    };
+    const away = plan(rolloutSpec(), rollback, midway, NOW, []);
+    assert.ok(!away.actions.some((a) => a.type === 'restore-template'), away.actions.map((a) => a.type).join(', '));
+    assert.ok(away.requeueSeconds !== null, 'looks again soon');
+    const back = plan(rolloutSpec(), rollback, { ...midway, observed: true }, NOW, []);
+    assert.ok(back.actions.some((a) => a.type === 'restore-template'), back.actions.map((a) => a.type).join(', '));
+  });
+});
+
 describe('plan: a scale while paused (soak)', () => {
   function pausedMidRelease(desired: { v1: number; v2: number }, replicas: number): { state: ReleaseState; view: WorkloadView } {
     const { state, view } = handingBack();
