@@ -83,23 +83,38 @@ const kubernetesClientSideEffects: Plugin = {
 const OWN_RESOLVE = Symbol('resolved by a plugin of ours');
 
 /**
- * undici (client-node's HTTP client) is not in the bundles: every request, watches included, goes
- * over Node's https with KubeConfig's authentication (shared/adapters/kubernetes/transport.ts), so
- * the only undici code the functions would carry is what client-node's config.js imports for
- * methods we never call (applySecurityAuthentication, applyToFetchOptions: the generated API
- * classes' and Watch's way in). undici is CommonJS, which esbuild cannot tree-shake: its index alone
- * is ~740 KB, `Agent`, `ProxyAgent` and `fetch` ~370 KB, and evaluating them ~25 ms of a cold start.
- * In its place, names that fail loudly if something ever reaches them (the Lambda-runtime test runs
- * every bundle, test/integration/testbed.lambda-runtime.test.ts).
+ * What client-node's config.js imports for ways of reaching a cluster that the functions never take,
+ * replaced by names that fail loudly if something ever reaches them (the Lambda-runtime test runs
+ * every bundle, test/integration/testbed.lambda-runtime.test.ts). The functions build every
+ * KubeConfig from options with a bearer token and no proxy (shared/adapters/kubernetes/kubeConfigs.ts)
+ * and send every request, watches included, over Node's https (transport.ts). They are CommonJS or
+ * eagerly imported, so esbuild cannot drop them, and each costs compile time at every cold start:
+ *  - undici: the generated API classes' and Watch's HTTP client (applySecurityAuthentication,
+ *    applyToFetchOptions); its index alone is ~740 KB, `Agent`, `ProxyAgent` and `fetch` ~370 KB;
+ *  - js-yaml: loadFromString/loadFromFile (kubeconfig files: local mode only), ~50 KB;
+ *  - socks, socks-proxy-agent, hpagent: a cluster's proxy-url, which no registration carries, ~75 KB
+ *    with ip-address and smart-buffer;
+ *  - openid-client, jsonpath-plus: the OIDC, Azure and GCP auth-provider plugins of kubeconfig
+ *    users, ~45 KB.
  */
-const undiciAbsent: Plugin = {
-  name: 'undici-absent',
+const ABSENT_IN_LAMBDAS: Record<string, readonly string[]> = {
+  undici: ['Agent', 'ProxyAgent', 'fetch'],
+  'js-yaml': ['load', 'loadAll', 'dump'],
+  socks: ['SocksClient'],
+  'socks-proxy-agent': ['SocksProxyAgent'],
+  hpagent: ['HttpProxyAgent', 'HttpsProxyAgent'],
+  'openid-client': ['discovery', 'refreshTokenGrant', 'customFetch'],
+  'jsonpath-plus': ['JSONPath'],
+};
+const absentInLambdas: Plugin = {
+  name: 'absent-in-lambdas',
   setup(b) {
-    b.onResolve({ filter: /^undici$/ }, (args) => (args.importer.includes('/node_modules/@kubernetes/client-node/') ? { path: 'undici', namespace: 'undici-absent' } : undefined));
-    b.onLoad({ filter: /./, namespace: 'undici-absent' }, () => ({
+    const filter = new RegExp(`^(${Object.keys(ABSENT_IN_LAMBDAS).join('|')})$`);
+    b.onResolve({ filter }, (args) => (args.importer.includes('/node_modules/@kubernetes/client-node/') ? { path: args.path, namespace: 'absent-in-lambdas' } : undefined));
+    b.onLoad({ filter: /./, namespace: 'absent-in-lambdas' }, (args) => ({
       loader: 'js',
-      contents: `const absent = (name) => { throw new Error('undici.' + name + ' is not in the Lambda bundles (infra/bundling.ts): use the transport of shared/adapters/kubernetes/transport.ts'); };
-for (const name of ['Agent', 'ProxyAgent', 'fetch']) Object.defineProperty(module.exports, name, { enumerable: true, get: () => absent(name) });`,
+      contents: `const absent = (name) => { throw new Error(${JSON.stringify(`${args.path}.`)} + name + ' is not in the Lambda bundles (infra/bundling.ts): the functions reach clusters with a bearer token over shared/adapters/kubernetes/transport.ts'); };
+for (const name of ${JSON.stringify(ABSENT_IN_LAMBDAS[args.path] ?? [])}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => absent(name) });`,
     }));
   },
 };
@@ -161,7 +176,7 @@ export async function bundleEntry(entry: string, outdir: string, projectRoot = P
     mainFields: [...b.mainFields],
     banner: { js: b.banner },
     external: [...b.external],
-    plugins: [kubernetesClientSideEffects, undiciAbsent, builtinsViaRequire],
+    plugins: [kubernetesClientSideEffects, absentInLambdas, builtinsViaRequire],
     metafile: true,
     logLevel: 'warning',
   });

@@ -20,7 +20,7 @@ const LIST_CONCURRENCY = 8;
 
 export async function applyRollout({ req, params, deps }: RouteContext): Promise<ApiResponse> {
   const key = rolloutKeyParam(params);
-  const document = rolloutDocument(req);
+  const document = await rolloutDocument(req);
   const spec = parseFor(key, document);
   const issues = specIssues(key, spec, deps);
   if (issues.length === 0) await requireKnownCluster(deps, key.cluster);

@@ -1,5 +1,7 @@
 // The Kubernetes client as the Lambda functions carry it: bundled by infra/bundling.ts, where
-// client-node's generated APIs are dropped and undici is replaced by names that throw when used.
+// client-node's generated APIs are dropped, and undici and the packages of ways the functions never
+// reach a cluster (kubeconfig YAML, proxies, OIDC/Azure/GCP auth plugins) are replaced by names that
+// throw when used.
 // Run in a fresh Node against the real control plane as the least-privilege user, it creates,
 // patches, lists, gets and watches: nothing it does reaches the missing code.
 import { after, before, test } from 'node:test';
@@ -24,10 +26,11 @@ after(async () => {
   await cluster?.stop();
 });
 
-test('the bundled client reads, writes and watches the real cluster without undici or the generated APIs', async () => {
+test('the bundled client reads, writes and watches the real cluster without undici, kubeconfig YAML, proxy and auth-plugin packages, or the generated APIs', async () => {
   const bundle = await bundleEntry('test/support/bundledKubeClientProbe.ts', work);
-  const code = readFileSync(bundle.file, 'utf8');
-  assert.match(code, /is not in the Lambda bundles/, 'undici is replaced');
+  const code = bundle.outputs.map((o) => readFileSync(o.path, 'utf8')).join('\n');
+  for (const pkg of ['undici', 'js-yaml', 'socks', 'hpagent', 'openid-client', 'jsonpath-plus']) assert.ok(code.includes(`"${pkg}."`), `${pkg} is replaced`);
+  assert.doesNotMatch(code, /function safeLoad|class SocksClient|YAMLException/, 'none of their code is bundled');
   assert.doesNotMatch(code, /class AppsV1Api|CustomObjectsApi/, 'no generated API class is bundled');
   const ns = await cluster.createNamespace('bundled');
   const run = spawnSync(process.execPath, [bundle.file], {

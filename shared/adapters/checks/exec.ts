@@ -6,7 +6,11 @@
 // (kwok reports the exit code only in the status message: ../shared/reference/kruise-workloads.md).
 // stdin is never attached: kwok never closes it.
 import { Writable } from 'node:stream';
-import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
+// Exec from its own module, not the package index: through the index, esbuild's code splitting puts
+// exec.js, its WebSocket handler and ws (~50 KB) in the chunk every function loads at init with
+// KubeConfig, though only this module (loaded on the first exec hook) uses them.
+import { Exec } from '@kubernetes/client-node/dist/exec.js';
+import type { KubeConfig, V1Status } from '@kubernetes/client-node';
 import type { HookOutcome, Invocation } from '../../rollout/checkTypes.ts';
 import { HOOKS_CLUSTER_ROLE } from '../../workloads/rbac.ts';
 import { errorText, excerpt } from './callBody.ts';

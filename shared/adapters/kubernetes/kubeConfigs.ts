@@ -1,6 +1,9 @@
 // The one-cluster, token-bearing KubeConfigs the cluster provider builds, and the in-place token swap
 // that lets a connection's clients pick up a fresh token.
-import { KubeConfig } from '@kubernetes/client-node';
+// From its own module rather than the package index: through the index, esbuild's code splitting
+// puts everything the index re-exports that a lazy chunk uses (Exec, its WebSocket handler and ws,
+// for exec hooks: shared/adapters/checks/exec.ts) in the chunk every function loads at init.
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 
 const USER = 'rollouts';
 
