@@ -8,7 +8,8 @@
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Distribution } from '../../rollout/types.ts';
 import { num, spec } from '../common/objects.ts';
-import { currentRevisionOf, isPodReady, isTerminating, ordinalOf, ownedPods, podRevision } from './statefulSetObjects.ts';
+import { isAvailable } from '../common/pods.ts';
+import { currentRevisionOf, isTerminating, ordinalOf, ownedPods, podRevision } from './statefulSetObjects.ts';
 
 export interface StrayInput {
   set: KubeObject;
@@ -18,12 +19,15 @@ export interface StrayInput {
   target: string;
   distribution: Distribution;
   maxUnavailable: number;
+  /** The set's minReadySeconds: a recreated pod spends the budget until it is Available, not just Ready. */
+  minReadySeconds: number;
+  now: Date;
 }
 
 /**
  * Deletes of stray pods, highest ordinal first, only while the controller has nothing to do above
  * the partition (so the two never spend the unavailability budget at the same time) and within the
- * set's maxUnavailable.
+ * set's maxUnavailable, counted in Available pods as the StatefulSet controller counts them.
  */
 export function strayDeletions(x: StrayInput): KubeWrite[] {
   const current = currentRevisionOf(x.set);
@@ -41,7 +45,10 @@ export function strayDeletions(x: StrayInput): KubeWrite[] {
   }
   const settled = (i: number) => {
     const pod = byIndex.get(i);
-    return pod !== undefined && !isTerminating(pod) && isPodReady(pod);
+    // Available, not Ready: with minReadySeconds, a stray deleted by the last pass comes back Ready
+    // within a second and would free the budget for the next one while still unavailable (soak: two
+    // pods down at once with maxUnavailable 1).
+    return pod !== undefined && !isTerminating(pod) && isAvailable(pod, x.minReadySeconds, x.now);
   };
   for (let i = x.partition; i < total; i += 1) {
     if (!settled(i) || podRevision(byIndex.get(i)!) !== x.target) return [];

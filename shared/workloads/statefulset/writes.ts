@@ -42,6 +42,7 @@ export function statefulSetWrites(obs: Observation, actions: Action[], view?: Wo
     describePartition(set, STATEFULSET_PARTITION, plan, `pods from ordinal ${String(plan.want.partition)} up move to ${updateRevisionOf(set)}`));
   const deletions = plan.batch === null ? [] : strayDeletions({
     set, pods: obs.pods, partition: Number(plan.want.partition), target: plan.batch.target, distribution: plan.batch.action.distribution, maxUnavailable: v.maxUnavailable,
+    minReadySeconds: flavor.minReadySeconds(set), now: obs.now ?? new Date(),
   });
   return [...(patch ? [patch] : []), ...deletions, ...plan.templateWrites];
 }

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../shared/kube/types.ts';
 import { statefulSetWrites } from '../../../shared/workloads/statefulset/writes.ts';
 import { BATCH_PARTITION, ORIGINAL_PARTITION } from '../../../shared/workloads/statefulset/statefulSetObjects.ts';
 import { observation, pod, pods, revision, statefulSet, STS_REF, V1, V2, V3 } from './statefulSetFixtures.ts';
@@ -134,6 +135,20 @@ describe('StatefulSet driver: planned actions → exact writes', () => {
         [pod(0, V2), pod(1, V2), pod(2, V1), pod(3, V2), pod(4, V3)]);
       const writes = statefulSetWrites(obs, [step1]) as { verb: string; ref: { name: string } }[];
       assert.deepEqual(writes.map((w) => [w.verb, w.ref.name]), [['delete', 'web-2']]);
+    });
+
+    it('waits for a recreated stray to be Available under minReadySeconds before deleting the next (soak: two pods down at once with maxUnavailable 1)', () => {
+      const now = new Date('2026-12-01T10:00:00Z');
+      const justReady = (p: KubeObject, secondsAgo: number): KubeObject => ({ ...p, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date(now.getTime() - secondsAgo * 1000).toISOString() }] } });
+      const withMinReady = (podList: KubeObject[]) => {
+        const obs = restarted(podList);
+        return { ...obs, now, workload: { ...obs.workload!, spec: { ...obs.workload!.spec, minReadySeconds: 5 } } };
+      };
+      // web-3 (a stray) was deleted by the last pass and is back on V1, Ready for 1 s of the set's 5.
+      const recreated = [pod(0, V1), pod(1, V1), pod(2, V2), justReady(pod(3, V1), 1), justReady(pod(4, V3), 60)];
+      assert.deepEqual(statefulSetWrites(withMinReady(recreated), [step1]), []);
+      const available = [pod(0, V1), pod(1, V1), pod(2, V2), justReady(pod(3, V1), 6), justReady(pod(4, V3), 60)];
+      assert.deepEqual((statefulSetWrites(withMinReady(available), [step1]) as { ref: { name: string } }[]).map((w) => w.ref.name), ['web-2']);
     });
 
     it('deletes nothing while a pod is unavailable or the controller still has pods to update above the partition', () => {
