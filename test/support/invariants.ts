@@ -5,7 +5,10 @@
 //     budget, resolved against the live N), once the workload has first reached it;
 //  2. surge: the ReplicaSets never ask for more than N + maxSurge pods (the user's), the bound the
 //     native controller keeps too (live pods may overlap for a moment: one being deleted while its
-//     replacement is created);
+//     replacement is created). Not judged while kube-controller-manager is away (controllerAway(),
+//     and a grace period after it is back): a scale of the Deployment reaches its ReplicaSets only
+//     through the Deployment controller, so a natively managed Deployment breaks this bound too, and
+//     no pod is created or deleted meanwhile; what the ReplicaSets ask for once it is back is judged;
 //  3. never Recreate behaviour: the Deployment is never seen unpaused on strategy Recreate;
 //  4. Partition strategy only (`partition: true`): the native Deployment controller changes no
 //     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
@@ -68,6 +71,9 @@ export class InvariantWatcher {
   private readonly replicaSets = new Map<string, Obj>();
   private deployment: Obj | null = null;
   private replicasChangedAt = 0;
+  /** kube-controller-manager stopped (since then), and when it was last started again. */
+  private controllerAwaySince: number | null = null;
+  private controllerBackAt = 0;
   private baseline = false;
   private readonly caps = new Map<string, number>();
   /** N when each cap was set: a scale-up since may add its pods to the new revision (below). */
@@ -139,6 +145,17 @@ export class InvariantWatcher {
     const cap = this.caps.get(image);
     if (cap === undefined || this.opts.partition) return cap;
     return cap + Math.max(0, this.replicas() - (this.capReplicas.get(image) ?? this.replicas()));
+  }
+
+  /** kube-controller-manager is being stopped: what the ReplicaSets ask for is not its to keep meanwhile (2. above). */
+  controllerAway(): void {
+    this.controllerAwaySince ??= Date.now();
+  }
+
+  /** kube-controller-manager runs again; the surge bound is judged again a grace period from now. */
+  controllerBack(): void {
+    this.controllerAwaySince = null;
+    this.controllerBackAt = Date.now();
   }
 
   /** Throws with every recorded breach. */
@@ -233,7 +250,8 @@ export class InvariantWatcher {
     const at = new Date(now).toISOString();
     const asked = [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
     // A scale-down is the user's; its surplus goes away at the controller's pace.
-    if (Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
+    const controllerThere = this.controllerAwaySince === null && now - this.controllerBackAt > PROPAGATION_GRACE_MS;
+    if (controllerThere && now - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
       this.violations.push(`ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${maxSurge} in ${this.namespace} at ${at}`);
     }
     this.maxLive = Math.max(this.maxLive, live.length);

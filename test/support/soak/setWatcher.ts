@@ -22,7 +22,11 @@ export class SetWatcher {
   private baseline = false;
   private replicasChangedAt = 0;
   private readonly caps = new Map<string, number>();
-  /** Replicas when each cap was set: the pods a scale-up adds above the partition start on the update revision. */
+  /**
+   * The fewest replicas since each cap was set: the pods a scale-up adds above the partition start
+   * on the update revision, and a scale-down then up again re-creates the highest ordinals so (soak:
+   * 5 → 3 → 5 put ordinals 3 and 4 back on the new image).
+   */
   private readonly capReplicas = new Map<string, number>();
   private watch: NamespaceWatch | null = null;
 
@@ -75,6 +79,8 @@ export class SetWatcher {
         if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false;
       }
       this.set = type === 'DELETED' ? null : obj;
+      const replicas = Number(obj.spec?.replicas);
+      if (this.set && Number.isFinite(replicas)) for (const [image, least] of this.capReplicas) if (replicas < least) this.capReplicas.set(image, replicas);
     }
     this.check();
   }

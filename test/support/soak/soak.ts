@@ -171,9 +171,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     const outage = (async () => {
       await sleep(opts.outageAtMs);
       log('stopping kube-controller-manager');
+      for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.controllerAway();
       await cluster.stopComponent('kube-controller-manager');
       await sleep(opts.outageMs);
       await cluster.startComponent('kube-controller-manager');
+      for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.controllerBack();
       log('kube-controller-manager is back');
     })();
     await Promise.all([...actors, killer, outage]);
