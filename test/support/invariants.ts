@@ -76,7 +76,11 @@ export class InvariantWatcher {
   private controllerBackAt = 0;
   private baseline = false;
   private readonly caps = new Map<string, number>();
-  /** N when each cap was set: a scale-up since may add its pods to the new revision (below). */
+  /**
+   * The fewest replicas since each cap was set: a scale-up since may add its pods to the new
+   * revision (below), and so may a scale-down then up again (soak: 5 → 3 kept the new ReplicaSet at
+   * 1, 3 → 5 gave it 2: the controller's proportional scaling).
+   */
   private readonly capReplicas = new Map<string, number>();
   /** Native scales of a ReplicaSet seen before the Deployment's replica change that explains them (separate watches). */
   private suspects: { at: number; problem: string }[] = [];
@@ -184,6 +188,8 @@ export class InvariantWatcher {
       if (before !== undefined && before !== obj.spec?.replicas) {
         this.replicasChangedAt = Date.now();
         if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false; // new pods are not created yet
+        const replicas = Number(obj.spec?.replicas);
+        if (Number.isFinite(replicas)) for (const [image, least] of this.capReplicas) if (replicas < least) this.capReplicas.set(image, replicas);
         // The ReplicaSet watch may have delivered the propagation first.
         this.suspects = this.suspects.filter((x) => this.replicasChangedAt - x.at > PROPAGATION_GRACE_MS);
       }
