@@ -52,6 +52,29 @@ export function soakVerdict(s: SoakFile): string {
   return `The table is ${size}, and ${verdict}.`;
 }
 
+/**
+ * What broke, by kind, from the data: each violation without its rollout's name and time, counted,
+ * with how many rollouts showed it (a watcher records a breach at every event it sees one in).
+ */
+export function violationKinds(s: SoakFile, top = 8): string[] {
+  const kinds = new Map<string, { events: number; rollouts: Set<string> }>();
+  for (const v of s.violations) {
+    const rollout = v.split(':')[0] ?? '';
+    const kind = v.slice(rollout.length + 1).trim()
+      .replace(/ at \d{4}-\d\d-\d\dT\S+Z/g, '')
+      .replace(/ in soak-[\w-]+/g, '')
+      .replace(/registry\.invalid\/app:v\d+/g, 'an image')
+      .replace(/ReplicaSet app-?[0-9a-z]+/g, 'a ReplicaSet')
+      .replace(/\b\d+\b/g, 'n');
+    const k = kinds.get(kind) ?? { events: 0, rollouts: new Set<string>() };
+    k.events += 1;
+    k.rollouts.add(rollout);
+    kinds.set(kind, k);
+  }
+  return [...kinds].sort((a, b) => b[1].events - a[1].events).slice(0, top)
+    .map(([kind, k]) => `- ${kind}: ${k.events} events in ${k.rollouts.size} rollout${k.rollouts.size === 1 ? '' : 's'}`);
+}
+
 export function robustnessSection(s: SoakFile): string {
   return [
     HEADING,
@@ -65,7 +88,9 @@ export function robustnessSection(s: SoakFile): string {
     'proxy (409, 429 with Retry-After, 500, 503, timeouts, hangs, cut watches, 410 Gone, delays;',
     'throttling, 500s, timeouts and lost responses for DynamoDB), local mode is killed with SIGKILL',
     'and started again, and kube-controller-manager is stopped for five minutes. Invariant watchers',
-    'follow every workload; at the end every rollout is drained, its history checked (batch order,',
+    'follow every workload (the ReplicaSets\' surge bound is not judged while kube-controller-manager',
+    'is away: a Deployment\'s scale reaches its ReplicaSets only through it, and no pod is created',
+    'meanwhile); at the end every rollout is drained, its history checked (batch order,',
     'no batch advanced without its approval or pause, every release ended with a reason, every',
     'accepted command applied exactly once) and deleted, and its workload compared with what the user',
     'had. It writes `bench/results/soak.json` and this table, and exits 1 on any violation. A smaller',
@@ -75,6 +100,7 @@ export function robustnessSection(s: SoakFile): string {
     '',
     soakVerdict(s),
     '',
+    ...(s.violations.length > 0 ? ['What broke, by kind (the evidence of each rollout is in the JSON):', '', ...violationKinds(s), ''] : []),
     '### Bad input',
     '',
     `The bad-input battery (test/integration/badInput.battery.test.ts, ${BATTERY.length} cases in`,
