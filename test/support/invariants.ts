@@ -23,6 +23,7 @@
 //     both revisions, README "Deployment strategies").
 // The user's budget is what the Deployment had when the watcher started (at rest), unless given.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { ApprovalCaps } from './approvalCaps.ts';
 import { watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
 import { resolveRollingBudget } from '../../shared/rollout/arithmetic.ts';
 import type { IntOrPercent } from '../../shared/rollout/types.ts';
@@ -75,13 +76,7 @@ export class InvariantWatcher {
   private controllerAwaySince: number | null = null;
   private controllerBackAt = 0;
   private baseline = false;
-  private readonly caps = new Map<string, number>();
-  /**
-   * The fewest replicas since each cap was set: a scale-up since may add its pods to the new
-   * revision (below), and so may a scale-down then up again (soak: 5 → 3 kept the new ReplicaSet at
-   * 1, 3 → 5 gave it 2: the controller's proportional scaling).
-   */
-  private readonly capReplicas = new Map<string, number>();
+  private readonly caps = new ApprovalCaps();
   /** Native scales of a ReplicaSet seen before the Deployment's replica change that explains them (separate watches). */
   private suspects: { at: number; problem: string }[] = [];
   private user: UserBudget | null;
@@ -125,15 +120,13 @@ export class InvariantWatcher {
    * it must stay ≤ `max`. Raise it before sending the approval that allows more.
    */
   capPods(image: string, max: number): void {
-    this.caps.set(image, max);
-    if (this.deployment) this.capReplicas.set(image, this.replicas());
+    this.caps.set(image, max, this.deployment ? this.replicas() : undefined);
     this.checkPodCounts();
   }
 
   /** Drops every gate (an undo may bring back any earlier image). */
   clearCaps(): void {
     this.caps.clear();
-    this.capReplicas.clear();
   }
 
   private replicas(): number {
@@ -146,9 +139,7 @@ export class InvariantWatcher {
    * The Partition strategy holds the Deployment on Recreate, where a scale changes nothing: strict.
    */
   private capOf(image: string): number | undefined {
-    const cap = this.caps.get(image);
-    if (cap === undefined || this.opts.partition) return cap;
-    return cap + Math.max(0, this.replicas() - (this.capReplicas.get(image) ?? this.replicas()));
+    return this.caps.of(image, this.replicas(), this.opts.partition === true);
   }
 
   /** kube-controller-manager is being stopped: what the ReplicaSets ask for is not its to keep meanwhile (2. above). */
@@ -188,8 +179,7 @@ export class InvariantWatcher {
       if (before !== undefined && before !== obj.spec?.replicas) {
         this.replicasChangedAt = Date.now();
         if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false; // new pods are not created yet
-        const replicas = Number(obj.spec?.replicas);
-        if (Number.isFinite(replicas)) for (const [image, least] of this.capReplicas) if (replicas < least) this.capReplicas.set(image, replicas);
+        this.caps.scaled(Number(obj.spec?.replicas));
         // The ReplicaSet watch may have delivered the propagation first.
         this.suspects = this.suspects.filter((x) => this.replicasChangedAt - x.at > PROPAGATION_GRACE_MS);
       }

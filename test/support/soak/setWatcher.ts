@@ -4,6 +4,7 @@
 // gates (capPods): no more live pods of an image than the batch approved so far, plus the pods a
 // scale-up by the user added since (created above the partition, on the update revision).
 import type { KubeConfig } from '@kubernetes/client-node';
+import { ApprovalCaps } from '../approvalCaps.ts';
 import { watchPaths, type NamespaceWatch } from '../namespaceWatch.ts';
 
 type Obj = {
@@ -21,13 +22,7 @@ export class SetWatcher {
   private set: Obj | null = null;
   private baseline = false;
   private replicasChangedAt = 0;
-  private readonly caps = new Map<string, number>();
-  /**
-   * The fewest replicas since each cap was set: the pods a scale-up adds above the partition start
-   * on the update revision, and a scale-down then up again re-creates the highest ordinals so (soak:
-   * 5 → 3 → 5 put ordinals 3 and 4 back on the new image).
-   */
-  private readonly capReplicas = new Map<string, number>();
+  private readonly caps = new ApprovalCaps();
   private watch: NamespaceWatch | null = null;
 
   /** Times a watch ended and was listed and watched again. */
@@ -55,16 +50,13 @@ export class SetWatcher {
   }
 
   capPods(image: string, max: number): void {
-    if (Number.isFinite(max)) {
-      this.caps.set(image, max);
-      if (this.set?.spec?.replicas !== undefined) this.capReplicas.set(image, Number(this.set.spec.replicas));
-    } else this.caps.delete(image);
+    if (Number.isFinite(max)) this.caps.set(image, max, this.set?.spec?.replicas === undefined ? undefined : Number(this.set.spec.replicas));
+    else this.caps.delete(image);
     this.check();
   }
 
   clearCaps(): void {
     this.caps.clear();
-    this.capReplicas.clear();
   }
 
   private onEvent(kind: 'pods' | 'sets', type: string, obj: Obj): void {
@@ -79,8 +71,7 @@ export class SetWatcher {
         if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false;
       }
       this.set = type === 'DELETED' ? null : obj;
-      const replicas = Number(obj.spec?.replicas);
-      if (this.set && Number.isFinite(replicas)) for (const [image, least] of this.capReplicas) if (replicas < least) this.capReplicas.set(image, replicas);
+      if (this.set) this.caps.scaled(Number(obj.spec?.replicas));
     }
     this.check();
   }
@@ -95,11 +86,11 @@ export class SetWatcher {
     if (!set) return;
     const now = Date.now();
     const live = [...this.pods.values()].filter((p) => !p.metadata.deletionTimestamp);
-    for (const [image, approvedCap] of this.caps) {
+    for (const image of this.caps.images()) {
       // A scale-up by the user creates its pods at the highest ordinals, above the partition: on the
       // update revision (the StatefulSet controller's rule); the batch restarts against the new N.
       const replicasNow = Number(set.spec?.replicas ?? 0);
-      const cap = approvedCap + Math.max(0, replicasNow - (this.capReplicas.get(image) ?? replicasNow));
+      const cap = this.caps.of(image, replicasNow) as number;
       // A pod at an ordinal ≥ N is on its way out after the user's scale-down (the controller removes
       // the highest ordinals first): no batch of ours put it there (soak: scaled 5 → 4 while the
       // release's batch held ordinal 4's pod on the new image, seen before its deletion).
