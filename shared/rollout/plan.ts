@@ -10,6 +10,9 @@ import { followScale, progress } from './progression.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
 
+/** After a pass that changes the template, look again this soon even if no watch event arrives. */
+const TEMPLATE_CHANGE_REQUEUE_SECONDS = 2;
+
 export function plan(
   spec: RolloutSpec,
   state: ReleaseState,
@@ -64,7 +67,12 @@ export function plan(
     s.scheduledStartAt = null;
   }
   if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
-  else if (!changesTemplate) followScale(d);
+  // Whatever else holds the release still (paused, frozen by a failure, a template change this pass,
+  // a closed window), a Partition rollout follows the user's scale: nobody else can (progression.ts).
+  if (!d.actions.some((a) => a.type === 'distribute')) followScale(d);
+  // The next pass restarts the release on the new template: its watch event may be lost (soak: a cut
+  // watch and a kill left a release on the replaced revision until the resync, 15 s later).
+  if (changesTemplate) d.requeue(TEMPLATE_CHANGE_REQUEUE_SECONDS);
 
   // Finalizing hands the workload back on purpose; anything else unheld is someone else's doing. A
   // workload that still carries a release strategy's changes is never left unheld, finalizing or not.

@@ -130,16 +130,17 @@ function progressSteps(d: Draft, rel: Release): void {
 }
 
 /**
- * Paused (by the user or the spec), a Partition release still follows the user's scale (`kubectl
- * scale`, an HPA). The native controller scales a paused Deployment's ReplicaSets proportionally,
- * but the Recreate takeover keeps it from doing so here, and the surplus (or the shortfall) stayed
- * until resume (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3). Nothing advances:
+ * Held still (paused by the user or the spec, frozen by a failure, in the pass that changes the
+ * template), a Partition release still follows the user's scale (`kubectl scale`, an HPA). The
+ * native controller scales a paused Deployment's ReplicaSets proportionally, but the Recreate
+ * takeover keeps it from doing so here, and the surplus (or the shortfall) stayed until the release
+ * moved again (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3). Nothing advances:
  * the new revision keeps the pods it has (at most N), the stable revision takes the rest, paced by
- * the driver within the user's budget. Only on a scaling event: a paused release otherwise moves nothing.
+ * the driver within the user's budget. Only on a scaling event: a held release otherwise moves nothing.
  */
 export function followScale(d: Draft): void {
   const rel = d.release;
-  if (!rel || rel.finalizing || rel.failure !== null || rel.strategy !== 'Partition') return;
+  if (!rel || rel.finalizing || rel.strategy !== 'Partition') return;
   const total = d.view.replicas;
   const asked = d.view.revisions.reduce((n, r) => n + r.desired, 0);
   if (asked === total) return;

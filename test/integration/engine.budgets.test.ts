@@ -61,6 +61,32 @@ describe('exact batches whatever the Deployment\'s budget, in both strategies', 
   }
 });
 
+describe('a new image mid-release, Partition strategy (soak)', () => {
+  let engine: Engine;
+  before(async () => { engine = await Engine.start(); });
+  after(async () => { await engine?.stop(); });
+
+  it('restarts from step 1 without ever leaving the stable ReplicaSet alone for the native controller to size to N', async () => {
+    const s = await engine.scenario('partition-restart', {
+      replicas: 5, deploymentStrategy: 'Partition',
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+    });
+    const watcher = await s.watch({ surgeAllowance: 1 });
+    await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
+    await s.setImage(V2);
+    watcher.capPods(V2, 1);
+    await s.reconcileUntil((x) => atPause(x, 0) && (x.pods[V2]?.ready ?? 0) === 1, 'step 1 of the first image');
+    const V3 = 'registry.invalid/web:v3';
+    watcher.capPods(V3, 1);
+    await s.setImage(V3);
+    const restarted = await s.reconcileUntil((x) => atPause(x, 0) && (x.pods[V3]?.ready ?? 0) === 1 && (x.pods[V2]?.total ?? 0) === 0 && (x.pods[V1]?.ready ?? 0) === 4, 'step 1 of the second image');
+    assert.deepEqual(activeReplicaSets(restarted).map((rs) => rs.spec?.replicas).sort(), [1, 4], 'the stable ReplicaSet keeps 4, the new one has 1');
+    await assertQuiet(s);
+    watcher.stop();
+    watcher.assertClean();
+  });
+});
+
 function atPause(x: Snapshot, stepIndex: number): boolean {
   return x.state.release?.stepIndex === stepIndex && x.state.release.stepState === 'StepPaused';
 }

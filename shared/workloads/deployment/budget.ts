@@ -22,6 +22,10 @@
 //  5. Surge first: old pods are removed only when the batch needs the room, or once every pod of
 //     the batch is Available and covers them (nothing dips below N for nothing, and the budget does
 //     not change with each pod that turns Available: every change costs the controller a sync).
+//  6. The surge counts only old pods sure to stay: the controller may still be acting on the live
+//     budget when we read, and take old pods down to N − its maxUnavailable before ours lands; a
+//     surge sized on the old pods we saw then fills their room with new pods beyond the batch
+//     (soak: kube-controller-manager back, a scale to 4 and a restart, 2 pods of a 1-pod batch).
 
 export interface BudgetInput {
   /** N: the Deployment's spec.replicas. */
@@ -39,6 +43,12 @@ export interface BudgetInput {
   oldDesired: number;
   /** Σ of their truly Available pods within spec (min(available, desired) per ReplicaSet). */
   oldAvailable: number;
+  /**
+   * The maxUnavailable the controller may be acting on right now (the live one, resolved; 0 while
+   * the Deployment is paused): until our new budget reaches it, it can still take old pods down to
+   * N − this. Default 0.
+   */
+  liveMaxUnavailable?: number;
 }
 
 export interface Budget {
@@ -81,7 +91,8 @@ export function chooseBudget(x: BudgetInput): Budget {
   const oldTarget = Math.min(oldDesired, Math.max(floor, Math.min(needed, covered)));
 
   let maxUnavailable = Math.max(0, Math.min(unavailable, n - oldTarget));
-  let maxSurge = Math.max(0, Math.min(surge, batch - (n - oldTarget)));
+  const staying = Math.min(oldTarget, n - Math.max(0, Math.min(x.liveMaxUnavailable ?? 0, n)));
+  let maxSurge = Math.max(0, Math.min(surge, batch - (n - staying)));
   if (maxSurge === 0 && maxUnavailable === 0) {
     // Only when nothing may move (or N = 0): the fenceposts guarantee one of the user's budgets is ≥ 1.
     if (unavailable > 0) maxUnavailable = 1;

@@ -14,7 +14,8 @@ import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Action, Distribution, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
-import { chooseBudget, type Budget } from './budget.ts';
+import { chooseBudget, type Budget, type BudgetInput } from './budget.ts';
+import { resolveRollingBudget } from '../../rollout/arithmetic.ts';
 import { INFLATED_MIN_READY_SECONDS, deploymentGuard, revisionNumber, strategyOf } from './deploymentObjects.ts';
 import {
   droppedOriginals, inflation, liveOriginals, originalAnnotations, readOriginals, restoredFields, type Originals,
@@ -126,7 +127,7 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
 
 /** One pass of a batch: take over (first pass) or keep the inflation, and set this pass's budget. */
 function pace(d: KubeObject, originals: Originals | null, view: WorkloadView, target: string, distribution: Distribution): Patch & { budget: Budget } {
-  const budget = chooseBudget(budgetInput(view, target, distribution[target] ?? 0));
+  const budget = chooseBudget(budgetInput(d, view, target, distribution[target] ?? 0));
   const out: Patch & { budget: Budget } = { spec: {}, annotations: {}, reasons: [], budget };
   if (originals === null) {
     Object.assign(out.annotations, originalAnnotations(liveOriginals(d)));
@@ -157,10 +158,12 @@ function pace(d: KubeObject, originals: Originals | null, view: WorkloadView, ta
   return out;
 }
 
-function budgetInput(view: WorkloadView, target: string, wanted: number) {
+function budgetInput(d: KubeObject, view: WorkloadView, target: string, wanted: number): BudgetInput {
   const mine = view.revisions.find((r) => r.id === target);
   const others = view.revisions.filter((r) => r.id !== target);
+  const live = strategyOf(d).rollingUpdate;
   return {
+    liveMaxUnavailable: spec(d).paused === true ? 0 : resolveRollingBudget(view.replicas, live?.maxSurge, live?.maxUnavailable).maxUnavailable,
     replicas: view.replicas,
     userMaxSurge: view.maxSurge,
     userMaxUnavailable: view.maxUnavailable,

@@ -83,13 +83,7 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         }
         // A foreign object holds the new ReplicaSet's name: the view reports it; create nothing.
         if (!rsById.has(action.target) && (obs.others ?? []).some((o) => o.metadata.name === newReplicaSetName(d, owned, action.target))) break;
-        // Downs before ups, so the pods being replaced are gone before new ones arrive (never above
-        // N + maxSurge) — except while a single ReplicaSet is active: the native controller resizes a
-        // lone active ReplicaSet to spec.replicas (see moves.ts), so the new one must exist first.
-        const upsFirst = [...activeNow.values()].filter((n) => n > 0).length < 2;
-        const grows = (id: string, n: number) => Number(n > (activeNow.get(id) ?? 0));
-        const ordered = [...moves].sort(([a, x], [b, y]) => (upsFirst ? grows(b, y) - grows(a, x) : grows(a, x) - grows(b, y)));
-        for (const [id, replicas] of ordered) {
+        for (const [id, replicas] of orderMoves(activeNow, moves, view.replicas)) {
           activeNow.set(id, replicas);
           const rs = rsById.get(id);
           if (rs) replicaSetWrites.push(scaleReplicaSet(rs, replicas, id === action.target));
@@ -134,6 +128,33 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
   // Unpausing hands the Deployment to its controller: that write goes last, after every ReplicaSet write.
   const releasing = deploymentPatch.spec.paused === false;
   return releasing ? [...beforeTemplate, ...replicaSetWrites, ...writes, ...templateWrites] : [...beforeTemplate, ...writes, ...replicaSetWrites, ...templateWrites];
+}
+
+/**
+ * Downs before ups, so the pods being replaced are gone before new ones arrive (never above
+ * N + maxSurge) — unless that leaves, between two writes, a lone active ReplicaSet this pass does
+ * not bring to N: the native controller resizes a lone active ReplicaSet to spec.replicas, paused
+ * or not (moves.ts), so the one coming up must exist first. Soak: a restart scaled the interrupted
+ * revision to 0 before creating the new one, the controller sized the stable ReplicaSet to N in
+ * between, and the ReplicaSets asked for N + 1 until the next batch move. Ups first costs a moment
+ * of surplus; a lone ReplicaSet this pass takes to N anyway (the last move) is no harm.
+ */
+export function orderMoves(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number): [string, number][] {
+  const grows = (id: string, n: number) => Number(n > (activeNow.get(id) ?? 0));
+  const downsFirst = [...moves].sort(([a, x], [b, y]) => grows(a, x) - grows(b, y));
+  if (!leavesLoneBelowItsMove(activeNow, downsFirst, total)) return downsFirst;
+  return [...moves].sort(([a, x], [b, y]) => grows(b, y) - grows(a, x));
+}
+
+/** Some write but the last leaves at most one ReplicaSet active, which the native controller would size otherwise than this pass does. */
+function leavesLoneBelowItsMove(activeNow: ReadonlyMap<string, number>, ordered: [string, number][], total: number): boolean {
+  const now = new Map(activeNow);
+  const final = new Map([...activeNow, ...ordered]);
+  return ordered.slice(0, -1).some(([id, replicas]) => {
+    now.set(id, replicas);
+    const active = [...now].filter(([, n]) => n > 0);
+    return active.length === 0 || (active.length === 1 && active[0]![1] !== total && final.get(active[0]![0]) !== total);
+  });
 }
 
 function isScale(w: KubeWrite): boolean {

@@ -213,6 +213,23 @@ describe('plan: a scale while paused (soak)', () => {
     assert.equal(r.nextState.phase, 'Paused');
   });
 
+  it('follows a scale-down in the pass that changes the template, and looks again soon (a restart chain with cut watches left 6 pods asked of a Deployment scaled to 4 for two minutes)', () => {
+    const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 3);
+    const moving: ReleaseState = { ...state, phase: 'Progressing', userPaused: false };
+    const r = plan(rolloutSpec(), moving, view, NOW, [command({ type: 'release', change: { type: 'images', images: { app: 'app:v3' } } })]);
+    assert.deepEqual(r.actions.filter((a) => a.type === 'distribute').map((a) => a.type === 'distribute' && a.distribution), [{ v2: 1, v1: 2 }]);
+    assert.ok(r.actions.some((a) => a.type === 'set-template'));
+    assert.ok(r.requeueSeconds !== null && r.requeueSeconds <= 2, `requeue ${String(r.requeueSeconds)}`);
+  });
+
+  it('follows a scale-down of a Partition release frozen by a failure (nobody else scales a held Deployment)', () => {
+    const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 3);
+    const failed: ReleaseState = { ...state, phase: 'Failed', userPaused: false, release: { ...state.release!, stepState: 'Upgrading', failure: 'step 1 did not become ready within 60s' } };
+    const r = plan(rolloutSpec(), failed, view, NOW, []);
+    assert.deepEqual(r.actions.filter((a) => a.type === 'distribute').map((a) => a.type === 'distribute' && a.distribution), [{ v2: 1, v1: 2 }]);
+    assert.equal(r.nextState.phase, 'Failed');
+  });
+
   it('moves nothing while paused when nobody scaled', () => {
     const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 5);
     const r = plan(rolloutSpec(), state, view, NOW, []);

@@ -40,7 +40,12 @@ function applyPass(w: World, target: number): { lowest: number; budget: ReturnTy
   };
   // Ours: down to oldTarget (not-ready pods first), only where the controller would not go.
   if (b.oldTarget < w.oldDesired && b.oldTarget < w.n - b.maxUnavailable) drop(b.oldTarget);
-  // The controller, until it settles: scale new up within N + maxSurge, then old down while old-Available > N − U.
+  settle(w, b, drop);
+  return { lowest, budget: b };
+}
+
+/** The controller, until it settles on a budget: scale new up within N + maxSurge, then old down while old-Available > N − U. */
+function settle(w: World, b: { maxSurge: number; maxUnavailable: number }, drop: (to: number) => void = (to) => dropTo(w, to)): void {
   for (let i = 0; i < 4; i += 1) {
     const room = w.n + b.maxSurge - (w.oldDesired + w.newDesired);
     if (room > 0) w.newDesired = Math.min(w.n, w.newDesired + room);
@@ -54,7 +59,13 @@ function applyPass(w: World, target: number): { lowest: number; budget: ReturnTy
       if (extra > 0) drop(w.oldDesired - extra);
     }
   }
-  return { lowest, budget: b };
+}
+
+function dropTo(w: World, to: number): void {
+  const removed = w.oldDesired - to;
+  const unready = w.oldDesired - w.oldAvailable;
+  w.oldAvailable -= Math.max(0, removed - unready);
+  w.oldDesired = to;
 }
 
 const worldArb = fc.record({
@@ -124,6 +135,34 @@ describe('chooseBudget: the live maxSurge/maxUnavailable of a MinReadySeconds ba
     const b = chooseBudget({ replicas: 10, userMaxSurge: 3, userMaxUnavailable: 2, target: 1, newDesired: 4, newAvailable: 4, oldDesired: 7, oldAvailable: 7 });
     assert.equal(b.oldTarget, 6, 'the batch counts as 4: old goes to 10 − 4 (the covered surplus)');
     assert.equal(b.maxSurge, 0);
+  });
+});
+
+describe('chooseBudget: the controller still acting on the live budget (soak)', () => {
+  it('never lets a batch overshoot when the controller finishes the live budget\'s moves after we read and before our budget lands', () => {
+    const budgetArb = fc.record({ s: fc.integer({ min: 0, max: 12 }), u: fc.integer({ min: 0, max: 12 }) });
+    fc.assert(fc.property(worldArb, fc.integer({ min: 1, max: 40 }), budgetArb, fc.integer({ min: 0, max: 40 }), (w, t, live, newD) => {
+      const target = Math.min(t, w.n);
+      const live0 = { maxSurge: Math.min(live.s, w.userSurge), maxUnavailable: Math.min(live.u, w.userUnavailable) };
+      fc.pre(live0.maxSurge + live0.maxUnavailable > 0);
+      const read: World = { ...w, newDesired: Math.min(newD, target), newAvailable: 0 };
+      // The live budget was ours for this batch: on its own it never takes the batch past its target.
+      const alone = { ...read };
+      settle(alone, live0);
+      fc.pre(alone.newDesired <= target);
+      const b = chooseBudget({ ...input(read, target), liveMaxUnavailable: live0.maxUnavailable });
+      const world = { ...read };
+      settle(world, live0); // the controller, before our patch reaches it
+      settle(world, b);
+      assert.ok(world.newDesired <= target, `the batch overshot: ${world.newDesired} > ${target} (read ${JSON.stringify(read)}, live ${JSON.stringify(live0)}, chosen ${b.maxSurge}/${b.maxUnavailable})`);
+    }), { numRuns: 3000 });
+  });
+
+  it('keeps the live 0/1 when a stale read shows the old pods the controller is removing (kube-controller-manager back after a scale to 4: 2 pods of a 1-pod batch)', () => {
+    const read = { replicas: 4, userMaxSurge: 1, userMaxUnavailable: 1, target: 1, newDesired: 0, newAvailable: 0, oldDesired: 4, oldAvailable: 4 };
+    assert.deepEqual([chooseBudget(read).maxSurge, chooseBudget(read).maxUnavailable], [1, 0], 'paused: surge first');
+    const b = chooseBudget({ ...read, liveMaxUnavailable: 1 });
+    assert.deepEqual([b.maxSurge, b.maxUnavailable], [0, 1]);
   });
 });
 

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { deploymentWrites } from '../../../shared/workloads/deployment/writes.ts';
 import { ORIGINAL_STRATEGY } from '../../../shared/workloads/deployment/deploymentObjects.ts';
-import { deployment, observation, replicaSet, V1, V2 } from './deploymentFixtures.ts';
+import { deployment, observation, replicaSet, template, V1, V2 } from './deploymentFixtures.ts';
+import { revisionId } from '../../../shared/workloads/deployment/revision.ts';
 
 /** The check of the fixture Deployment's generation (2) before ReplicaSet moves. */
 const GUARD = [{ op: 'test', path: '/metadata/generation', value: 2 }];
@@ -102,6 +103,33 @@ describe('Partition strategy: what the soak found', () => {
     const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 1, [V1]: 9 }, strategy: 'Partition', final: false }]) as any[];
     assert.deepEqual(writes.map((w) => [w.ref.kind, w.patch, w.resourceVersion]), [['Deployment', GUARD, undefined], ['ReplicaSet', { spec: { replicas: 9 } }, 'rv-web-old']]);
     assert.equal(writes[0].precondition, true);
+  });
+});
+
+describe('Partition strategy: a restart never leaves the stable ReplicaSet alone for the native controller (soak)', () => {
+  it('creates the new revision\'s ReplicaSet before scaling the interrupted one to 0 (in between, the controller sized the lone stable ReplicaSet to N and the ReplicaSets asked for N + 1 for minutes)', () => {
+    const taken = deployment({ image: 'web:v3', replicas: 5, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":0,"maxUnavailable":1}}' } });
+    const V3 = revisionId(template('web:v3'));
+    const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 4 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V3, distribution: { [V3]: 1, [V1]: 4 }, strategy: 'Partition', final: false }]) as any[];
+    assert.deepEqual(
+      writes.filter((w) => w.ref?.kind !== 'Deployment').map((w) => (w.verb === 'create' ? ['create', w.object.spec.replicas] : [w.ref.name, w.patch.spec.replicas])),
+      [['create', 1], [`web-${V2}`, 0]],
+    );
+  });
+
+  it('scales the last stable pods down before the target\'s last pods: the controller sizing the lone target to N is that very move (ups first asked for N + maxSurge + 1)', () => {
+    const taken = deployment({ replicas: 4, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":1}}' } });
+    const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 2 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 3, revision: 2 })]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 4 }, strategy: 'Partition', final: false }]) as any[];
+    assert.deepEqual(writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch.spec.replicas]), [['web-old', 0], [`web-${V2}`, 4]]);
+  });
+
+  it('still scales down before up when two ReplicaSets stay active throughout (never above N + maxSurge)', () => {
+    const taken = deployment({ replicas: 10, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":1}}' } });
+    const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 9 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V2, distribution: { [V2]: 5, [V1]: 5 }, strategy: 'Partition', final: false }]) as any[];
+    assert.deepEqual(writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch.spec.replicas]), [['web-old', 8], [`web-${V2}`, 3]]);
   });
 });
 
