@@ -37,6 +37,15 @@ import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './s
 const TABLE_NAME = 'rollouts';
 const MAX_BODY_BYTES = 256 * 1024;
 /** The reconcile Lambda's drivers (shared/app/lambdaDeps.ts); start-up checks they cover every kind the API accepts. */
+
+/**
+ * Passes of different rollouts in flight at once. Deployed, each rollout is its own SQS message
+ * group and Lambda runs them side by side; here a pass waiting out a hung apiserver request (10 s,
+ * retried once for a read) or DynamoDB's retries (5 s timeouts) holds a slot: the soak's faults
+ * keep about 2.5 slots busy on average, so 4 slots left 24 rollouts waiting behind one another for
+ * tens of seconds (a user's scale-down followed 80 s late). Passes wait on the network, not the CPU.
+ */
+const LOCAL_RECONCILE_CONCURRENCY = 16;
 export const LOCAL_DRIVERS = WORKLOAD_DRIVERS;
 
 /** A part of local mode failed to stop (each part is still attempted). */
@@ -127,6 +136,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     const queue = new LocalKeyedQueue(
       reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
       {
+        concurrency: LOCAL_RECONCILE_CONCURRENCY,
         onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
         ...(opts.verbose ? { onScheduled: (key: RolloutKey, at: Date, reason: string) => log(`next pass of ${key.namespace}/${key.name} at ${at.toISOString()} (${reason})`) } : {}),
       },

@@ -68,8 +68,9 @@ export function plan(
   }
   if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
   // Whatever else holds the release still (paused, frozen by a failure, a template change this pass,
-  // a closed window), a Partition rollout follows the user's scale: nobody else can (progression.ts).
-  if (!d.actions.some((a) => a.type === 'distribute')) followScale(d);
+  // a closed window, a paused rollback), a Partition rollout follows the user's scale: nobody else
+  // can (progression.ts). Not in a pass that puts a template back or hands the workload back.
+  if (!d.actions.some((a) => a.type === 'distribute' || a.type === 'release-hold' || a.type === 'restore-template')) followScale(d);
   // The next pass restarts the release on the new template: its watch event may be lost (soak: a cut
   // watch and a kill left a release on the replaced revision until the resync, 15 s later).
   if (changesTemplate) d.requeue(TEMPLATE_CHANGE_REQUEUE_SECONDS);

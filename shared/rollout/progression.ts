@@ -131,7 +131,7 @@ function progressSteps(d: Draft, rel: Release): void {
 
 /**
  * Held still (paused by the user or the spec, frozen by a failure, in the pass that changes the
- * template), a Partition release still follows the user's scale (`kubectl scale`, an HPA). The
+ * template; a rollback or undo too), a Partition release still follows the user's scale (`kubectl scale`, an HPA). The
  * native controller scales a paused Deployment's ReplicaSets proportionally, but the Recreate
  * takeover keeps it from doing so here, and the surplus (or the shortfall) stayed until the release
  * moved again (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3). Nothing advances:
@@ -140,7 +140,8 @@ function progressSteps(d: Draft, rel: Release): void {
  */
 export function followScale(d: Draft): void {
   const rel = d.release;
-  if (!rel || rel.finalizing || rel.strategy !== 'Partition') return;
+  // Once handed back (unpaused, the user's strategy) the native controller follows the scale itself.
+  if (!rel || rel.strategy !== 'Partition' || !d.view.held) return;
   const total = d.view.replicas;
   const asked = d.view.revisions.reduce((n, r) => n + r.desired, 0);
   if (asked === total) return;

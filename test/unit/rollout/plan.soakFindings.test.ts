@@ -230,6 +230,13 @@ describe('plan: a scale while paused (soak)', () => {
     assert.equal(r.nextState.phase, 'Failed');
   });
 
+  it('follows a scale-down of a paused Partition rollback (ReplicaSets asked for 6 pods of a Deployment scaled to 3 for 80 s)', () => {
+    const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 3);
+    const rollback: ReleaseState = { ...state, release: { ...state.release!, kind: 'rollback', targetRevision: 'v1', stableRevision: 'v1', finalizing: true, templateSet: true, endPhase: 'Aborted' } };
+    const r = plan(rolloutSpec(), rollback, { ...view, templateRevision: 'v1' }, NOW, []);
+    assert.deepEqual(r.actions.filter((a) => a.type === 'distribute').map((a) => a.type === 'distribute' && a.distribution), [{ v1: 3, v2: 0 }]);
+  });
+
   it('moves nothing while paused when nobody scaled', () => {
     const { state, view } = pausedMidRelease({ v1: 4, v2: 1 }, 5);
     const r = plan(rolloutSpec(), state, view, NOW, []);
