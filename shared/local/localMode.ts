@@ -36,16 +36,15 @@ import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './s
 
 const TABLE_NAME = 'rollouts';
 const MAX_BODY_BYTES = 256 * 1024;
-/** The reconcile Lambda's drivers (shared/app/lambdaDeps.ts); start-up checks they cover every kind the API accepts. */
-
 /**
  * Passes of different rollouts in flight at once. Deployed, each rollout is its own SQS message
  * group and Lambda runs them side by side; here a pass waiting out a hung apiserver request (10 s,
  * retried once for a read) or DynamoDB's retries (5 s timeouts) holds a slot: the soak's faults
  * keep about 2.5 slots busy on average, so 4 slots left 24 rollouts waiting behind one another for
- * tens of seconds (a user's scale-down followed 80 s late). Passes wait on the network, not the CPU.
+ * tens of seconds. 16 on 2 cores starved the control plane (a restart of local mode took 31 s).
  */
-const LOCAL_RECONCILE_CONCURRENCY = 16;
+const LOCAL_RECONCILE_CONCURRENCY = 8;
+/** The reconcile Lambda's drivers (shared/app/lambdaDeps.ts); start-up checks they cover every kind the API accepts. */
 export const LOCAL_DRIVERS = WORKLOAD_DRIVERS;
 
 /** A part of local mode failed to stop (each part is still attempted). */

@@ -8,7 +8,9 @@
 //     replacement is created). Not judged while kube-controller-manager is away (controllerAway(),
 //     and a grace period after it is back): a scale of the Deployment reaches its ReplicaSets only
 //     through the Deployment controller, so a natively managed Deployment breaks this bound too, and
-//     no pod is created or deleted meanwhile; what the ReplicaSets ask for once it is back is judged;
+//     no pod is created or deleted meanwhile; what the ReplicaSets ask for once it is back is judged.
+//     Under the Partition strategy the reconciler is the Deployment's only scaler (the native
+//     controller leaves ReplicaSets alone on Recreate), so likewise while it is away (reconcilerAway());
 //  3. never Recreate behaviour: the Deployment is never seen unpaused on strategy Recreate;
 //  4. Partition strategy only (`partition: true`): the native Deployment controller changes no
 //     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
@@ -75,6 +77,9 @@ export class InvariantWatcher {
   /** kube-controller-manager stopped (since then), and when it was last started again. */
   private controllerAwaySince: number | null = null;
   private controllerBackAt = 0;
+  /** The reconciler killed (since then), and when it was last up again. */
+  private reconcilerAwaySince: number | null = null;
+  private reconcilerBackAt = 0;
   private baseline = false;
   private readonly caps = new ApprovalCaps();
   /** Native scales of a ReplicaSet seen before the Deployment's replica change that explains them (separate watches). */
@@ -151,6 +156,17 @@ export class InvariantWatcher {
   controllerBack(): void {
     this.controllerAwaySince = null;
     this.controllerBackAt = Date.now();
+  }
+
+  /** The reconciler is being killed: under Partition a scale waits for it (2. above). */
+  reconcilerAway(): void {
+    this.reconcilerAwaySince ??= Date.now();
+  }
+
+  /** The reconciler is up again; under Partition the surge bound is judged again a grace period from now. */
+  reconcilerBack(): void {
+    this.reconcilerAwaySince = null;
+    this.reconcilerBackAt = Date.now();
   }
 
   /** Throws with every recorded breach. */
@@ -246,7 +262,8 @@ export class InvariantWatcher {
     const at = new Date(now).toISOString();
     const asked = [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
     // A scale-down is the user's; its surplus goes away at the controller's pace.
-    const controllerThere = this.controllerAwaySince === null && now - this.controllerBackAt > PROPAGATION_GRACE_MS;
+    const controllerThere = this.controllerAwaySince === null && now - this.controllerBackAt > PROPAGATION_GRACE_MS &&
+      (!this.opts.partition || (this.reconcilerAwaySince === null && now - this.reconcilerBackAt > PROPAGATION_GRACE_MS));
     if (controllerThere && now - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
       this.violations.push(`ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${maxSurge} in ${this.namespace} at ${at}`);
     }

@@ -161,11 +161,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         await sleep(when - Date.now());
         if (Date.now() >= chaosEnd) break;
         serveLog(serve);
+        for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.reconcilerAway();
         await (serve as ServeProcess).kill9();
         kills += 1;
         const restarting = Date.now();
         serve = await ServeProcess.start(home, serveArgs, env);
         restarts.push(Date.now() - restarting);
+        for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.reconcilerBack();
       }
     })();
     const outage = (async () => {
