@@ -262,9 +262,10 @@ export class InvariantWatcher {
     const at = new Date(now).toISOString();
     const asked = [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
     // A scale-down is the user's; its surplus goes away at the controller's pace.
-    const controllerThere = this.controllerAwaySince === null && now - this.controllerBackAt > PROPAGATION_GRACE_MS &&
+    // Whoever scales the ReplicaSets (kube-controller-manager; under Partition the reconciler too) is there to do it.
+    const scalerThere = this.controllerAwaySince === null && now - this.controllerBackAt > PROPAGATION_GRACE_MS &&
       (!this.opts.partition || (this.reconcilerAwaySince === null && now - this.reconcilerBackAt > PROPAGATION_GRACE_MS));
-    if (controllerThere && now - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
+    if (scalerThere && now - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
       this.violations.push(`ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${maxSurge} in ${this.namespace} at ${at}`);
     }
     this.maxLive = Math.max(this.maxLive, live.length);
