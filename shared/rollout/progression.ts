@@ -134,9 +134,10 @@ function progressSteps(d: Draft, rel: Release): void {
  * template; a rollback or undo too), a Partition release still follows the user's scale (`kubectl
  * scale`, an HPA). The native controller scales a paused Deployment's ReplicaSets proportionally,
  * but the Recreate takeover keeps it from doing so here, and the surplus (or the shortfall) stayed
- * until the release moved again (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3). Nothing advances:
- * the new revision keeps the pods it has (at most N), the stable revision takes the rest, paced by
- * the driver within the user's budget. Only on a scaling event: a held release otherwise moves nothing.
+ * until the release moved again (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3).
+ * Nothing advances: the new revision keeps the pods it has (at most N), the stable revision takes
+ * the rest, paced by the driver within the user's budget. Only on a scaling event: a held release
+ * otherwise moves nothing.
  */
 export function followScale(d: Draft): void {
   const rel = d.release;

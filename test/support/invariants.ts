@@ -74,12 +74,10 @@ export class InvariantWatcher {
   private readonly replicaSets = new Map<string, Obj>();
   private deployment: Obj | null = null;
   private replicasChangedAt = 0;
-  /** kube-controller-manager stopped (since then), and when it was last started again. */
-  private controllerAwaySince: number | null = null;
-  private controllerBackAt = 0;
-  /** The reconciler killed (since then), and when it was last up again. */
-  private reconcilerAwaySince: number | null = null;
-  private reconcilerBackAt = 0;
+  /** kube-controller-manager, stopped and started again by the soak. */
+  private readonly controller = new Presence();
+  /** The reconciler, killed and started again by the soak. */
+  private readonly reconciler = new Presence();
   private baseline = false;
   private readonly caps = new ApprovalCaps();
   /** Native scales of a ReplicaSet seen before the Deployment's replica change that explains them (separate watches). */
@@ -149,24 +147,22 @@ export class InvariantWatcher {
 
   /** kube-controller-manager is being stopped: what the ReplicaSets ask for is not its to keep meanwhile (2. above). */
   controllerAway(): void {
-    this.controllerAwaySince ??= Date.now();
+    this.controller.away();
   }
 
   /** kube-controller-manager runs again; the surge bound is judged again a grace period from now. */
   controllerBack(): void {
-    this.controllerAwaySince = null;
-    this.controllerBackAt = Date.now();
+    this.controller.back();
   }
 
   /** The reconciler is being killed: under Partition a scale waits for it (2. above). */
   reconcilerAway(): void {
-    this.reconcilerAwaySince ??= Date.now();
+    this.reconciler.away();
   }
 
   /** The reconciler is up again; under Partition the surge bound is judged again a grace period from now. */
   reconcilerBack(): void {
-    this.reconcilerAwaySince = null;
-    this.reconcilerBackAt = Date.now();
+    this.reconciler.back();
   }
 
   /** Throws with every recorded breach. */
@@ -263,8 +259,7 @@ export class InvariantWatcher {
     const asked = [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
     // A scale-down is the user's; its surplus goes away at the controller's pace.
     // Whoever scales the ReplicaSets (kube-controller-manager; under Partition the reconciler too) is there to do it.
-    const scalerThere = this.controllerAwaySince === null && now - this.controllerBackAt > PROPAGATION_GRACE_MS &&
-      (!this.opts.partition || (this.reconcilerAwaySince === null && now - this.reconcilerBackAt > PROPAGATION_GRACE_MS));
+    const scalerThere = this.controller.settled(now) && (!this.opts.partition || this.reconciler.settled(now));
     if (scalerThere && now - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
       this.violations.push(`ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${maxSurge} in ${this.namespace} at ${at}`);
     }
@@ -278,6 +273,26 @@ export class InvariantWatcher {
     if (margin < 0) {
       this.violations.push(`availability ${available} < ${total} − ${maxUnavailable} in ${this.namespace} at ${at}`);
     }
+  }
+}
+
+/** A component the soak stops and starts again: away since when, and back since when. */
+class Presence {
+  private awaySince: number | null = null;
+  private backAt = 0;
+
+  away(): void {
+    this.awaySince ??= Date.now();
+  }
+
+  back(): void {
+    this.awaySince = null;
+    this.backAt = Date.now();
+  }
+
+  /** There, and for longer than the grace a scale needs to reach the ReplicaSets. */
+  settled(now: number): boolean {
+    return this.awaySince === null && now - this.backAt > PROPAGATION_GRACE_MS;
   }
 }
 

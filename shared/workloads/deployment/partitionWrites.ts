@@ -139,7 +139,7 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
  * between, and the ReplicaSets asked for N + 1 until the next batch move. Ups first costs a moment
  * of surplus; a lone ReplicaSet this pass takes to N anyway (the last move) is no harm.
  */
-export function orderMoves(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number): [string, number][] {
+function orderMoves(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number): [string, number][] {
   const grows = (id: string, n: number) => Number(n > (activeNow.get(id) ?? 0));
   const downsFirst = [...moves].sort(([a, x], [b, y]) => grows(a, x) - grows(b, y));
   if (!leavesLoneBelowItsMove(activeNow, downsFirst, total)) return downsFirst;

@@ -126,6 +126,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         : await InvariantWatcher.start(cluster.admin, m.namespace, m.name, { partition: m.kind === 'Partition', surgeAllowance: 1 }));
     }
     cleanups.push(() => { for (const w of watchers.values()) w.stop(); });
+    /** The Deployments' watchers: they are told when kube-controller-manager or the reconciler is away. */
+    const deploymentWatchers = [...watchers.values()].filter((w): w is InvariantWatcher => w instanceof InvariantWatcher);
 
     const env = cleanEnv({ KUBECONFIG: kubeconfig });
     const serveArgs = ['--dynamodb-endpoint', dynamo.endpoint, '--resync-seconds', '15'];
@@ -161,23 +163,23 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         await sleep(when - Date.now());
         if (Date.now() >= chaosEnd) break;
         serveLog(serve);
-        for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.reconcilerAway();
+        for (const w of deploymentWatchers) w.reconcilerAway();
         await (serve as ServeProcess).kill9();
         kills += 1;
         const restarting = Date.now();
         serve = await ServeProcess.start(home, serveArgs, env);
         restarts.push(Date.now() - restarting);
-        for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.reconcilerBack();
+        for (const w of deploymentWatchers) w.reconcilerBack();
       }
     })();
     const outage = (async () => {
       await sleep(opts.outageAtMs);
       log('stopping kube-controller-manager');
-      for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.controllerAway();
+      for (const w of deploymentWatchers) w.controllerAway();
       await cluster.stopComponent('kube-controller-manager');
       await sleep(opts.outageMs);
       await cluster.startComponent('kube-controller-manager');
-      for (const w of watchers.values()) if (w instanceof InvariantWatcher) w.controllerBack();
+      for (const w of deploymentWatchers) w.controllerBack();
       log('kube-controller-manager is back');
     })();
     await Promise.all([...actors, killer, outage]);

@@ -32,10 +32,7 @@ function applyPass(w: World, target: number): { lowest: number; budget: ReturnTy
   const b = chooseBudget(input(w, target));
   let lowest = w.oldAvailable + w.newAvailable;
   const drop = (to: number) => {
-    const removed = w.oldDesired - to;
-    const unready = w.oldDesired - w.oldAvailable;
-    w.oldAvailable -= Math.max(0, removed - unready);
-    w.oldDesired = to;
+    dropTo(w, to);
     lowest = Math.min(lowest, w.oldAvailable + w.newAvailable);
   };
   // Ours: down to oldTarget (not-ready pods first), only where the controller would not go.
@@ -61,6 +58,7 @@ function settle(w: World, b: { maxSurge: number; maxUnavailable: number }, drop:
   }
 }
 
+/** Old pods scaled down to `to`, the not-ready ones first (the ReplicaSet controller's order). */
 function dropTo(w: World, to: number): void {
   const removed = w.oldDesired - to;
   const unready = w.oldDesired - w.oldAvailable;
