@@ -8,6 +8,15 @@ const ZOD_NAMESPACE = {
   message: "Use `import * as z from 'zod'`: the named import bundles every zod locale (infra/bundling.ts).",
 };
 
+// One clock (shared/clock.ts): the product reads the time only through an injected Clock, so a pass
+// observes, plans and persists on one instant and tests drive time by hand. Elapsed time (deadlines,
+// durations) is performance.now(), which no test needs to move.
+const WALL_CLOCK = {
+  selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+  message: 'Read the time from the injected Clock (shared/clock.ts), not new Date().',
+};
+const DATE_NOW = { object: 'Date', property: 'now', message: 'Read the time from the injected Clock (shared/clock.ts); for elapsed time, performance.now().' };
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.rollouts/', 'bench/results/'] },
   js.configs.recommended,
@@ -18,6 +27,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-syntax': ['error', ZOD_NAMESPACE],
+    },
+  },
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts', 'infra/**/*.ts', 'bin/**/*.js'],
+    ignores: ['shared/clock.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ZOD_NAMESPACE, WALL_CLOCK],
+      'no-restricted-properties': ['error', DATE_NOW],
     },
   },
   {
@@ -45,6 +62,7 @@ export default tseslint.config(
         { object: 'Date', property: 'now', message: 'Use the injected clock (now argument).' },
         { object: 'Math', property: 'random', message: 'The planner is deterministic.' },
       ],
+      'no-restricted-syntax': ['error', ZOD_NAMESPACE, { ...WALL_CLOCK, message: 'The planner is given `now`.' }],
       'no-restricted-globals': ['error', { name: 'process', message: 'The planner never reads process.env.' }],
     },
   },

@@ -72,7 +72,7 @@ async function run(ctx: BenchContext): Promise<PerReconcileResult> {
       const now = new Date();
       await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: DEFAULT_RESYNC_PERIOD_SECONDS * 1000 }, { from: new Date(now.getTime() - DEFAULT_RESYNC_PERIOD_SECONDS * 1000), to: now });
       if (!queue.sent.some((m) => m.key.namespace === s.key.namespace)) throw new Error('the resync window did not find the rollout');
-      samples.noopResync.push(await measure(engine, s, () => reconcile(s.key, 'sweep', engine.deps())));
+      samples.noopResync.push(await measure(engine, s, () => reconcile(s.key, engine.deps())));
     }
     for (let r = 0; r < RELEASES; r += 1) {
       ctx.log(`reconcile: release ${r + 1}/${RELEASES}`);

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { Node } from 'constructs';
 import { parseAuthorization, type AuthorizationPolicy } from '../shared/api/authorization.ts';
 import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
+import { ConfigError } from '../shared/errors.ts';
 
 const clusterSchema = z.object({
   /** The name the cluster is registered under in serverless-rollouts (the `<cluster>` of a rollout key). */
@@ -141,12 +142,8 @@ export interface DeployParameters {
   readonly checks: ChecksParameter;
 }
 
-export class DeployParameterError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DeployParameterError';
-  }
-}
+/** A deploy parameter (cdk.json context) that cannot be deployed as written. */
+export class DeployParameterError extends ConfigError {}
 
 /** Context values given on the command line (`-c clusters='[...]'`) arrive as JSON strings. */
 function fromJson(value: unknown): unknown {

@@ -80,7 +80,7 @@ async function withLocalMode(engine: Engine, opts: Driving): Promise<LocalModeRe
     if (!res.ok) throw new Error(`local mode refused the Rollout: ${res.status} ${await res.text()}`);
     const driver = WORKLOAD_DRIVERS[kind];
     const ref = { apiVersion: WORKLOAD_TYPES[kind].apiVersion, kind, name: 'web' };
-    await waitFor(async () => driver.view(await driver.observe(engine.client, namespace, ref)).held, opts.timeoutMs, `local mode to hold the ${kind}`);
+    await waitFor(async () => driver.view(await driver.observe(engine.client, namespace, ref, new Date())).held, opts.timeoutMs, `local mode to hold the ${kind}`);
     const out: LocalModeRelease[] = [];
     for (const [i, image] of opts.images.entries()) {
       opts.log(`reaction (local mode, ${kind}): release ${i + 1}/${opts.images.length}`);

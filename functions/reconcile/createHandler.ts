@@ -8,7 +8,8 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { appLog, countingPublisher, createObservability, timedPasses, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
 import { reconcileBatch } from '../../shared/app/reconcileBatch.ts';
 import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
-import { reconcile, type ReconcileResult, type Trigger } from '../../shared/reconcile/reconcile.ts';
+import type { Trigger } from '../../shared/adapters/sqs/messages.ts';
+import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 
 export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter' | 'wakeups' | 'watcher'> & {
@@ -20,7 +21,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps, obs: Observab
   const { logger, metrics } = obs;
   const log = appLog(logger);
   // Per pass: its duration, and one count per transition it published (shared/app/observability.ts).
-  const run = timedPasses(metrics, deps.run ?? ((key: RolloutKey, trigger: Trigger) => reconcile(key, trigger, { ...deps.reconcile, events: countingPublisher(deps.reconcile.events, metrics) })));
+  const run = timedPasses(metrics, deps.run ?? ((key: RolloutKey) => reconcile(key, { ...deps.reconcile, events: countingPublisher(deps.reconcile.events, metrics) })));
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))

@@ -9,6 +9,21 @@ import { HttpError, badRequest } from './httpError.ts';
 import type { ApiRequest } from './types.ts';
 import { isRecord } from '../json.ts';
 
+/**
+ * A request body read from its stream as UTF-8 text (undefined when empty), or 'too large' as soon
+ * as it passes `limit` bytes: the rest is never read (the transports then answer 413 and close).
+ */
+export async function readBody(stream: AsyncIterable<Buffer>, limit: number): Promise<string | undefined | 'too large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > limit) return 'too large';
+    chunks.push(chunk);
+  }
+  return size === 0 ? undefined : Buffer.concat(chunks).toString('utf8');
+}
+
 /** 413 when the body is larger than `maxBytes` (counted in UTF-8 bytes, as it came over the wire). */
 export function enforceBodyLimit(body: string | undefined, maxBytes: number): void {
   if (body === undefined) return;

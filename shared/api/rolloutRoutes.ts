@@ -1,5 +1,6 @@
 // Rollout documents: apply (PUT), list, get, status, history. Commands live in commandRoutes.ts.
 import { isDeepStrictEqual } from 'node:util';
+import pMap from 'p-map';
 import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
 import type { LoadedRollout, StoredSpec } from '../reconcile/ports.ts';
 import { parseRollout } from '../rollout/spec.ts';
@@ -56,14 +57,12 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
 export async function listRollouts({ req, deps }: RouteContext): Promise<ApiResponse> {
   const keys = await deps.store.listRollouts(listFilter(req.query));
   const summaries: RolloutSummary[] = [];
-  for (let i = 0; i < keys.length; i += LIST_CONCURRENCY) {
-    const loaded = await Promise.all(keys.slice(i, i + LIST_CONCURRENCY).map((k) => deps.store.load(k)));
-    // A listed key without SPEC is a half-finished delete; it is not a rollout any more.
-    for (const l of loaded) {
-      // Only what the caller may read is listed (the policy's read scopes).
-      if (l.spec && denial(deps.authorization, req.principal, 'read', { cluster: l.spec.spec.cluster, namespace: l.spec.spec.namespace }) === null) {
-        summaries.push(rolloutSummary(l.spec.spec, l.state.state));
-      }
+  const loaded = await pMap(keys, (k) => deps.store.load(k), { concurrency: LIST_CONCURRENCY });
+  // A listed key without SPEC is a half-finished delete; it is not a rollout any more.
+  for (const l of loaded) {
+    // Only what the caller may read is listed (the policy's read scopes).
+    if (l.spec && denial(deps.authorization, req.principal, 'read', { cluster: l.spec.spec.cluster, namespace: l.spec.spec.namespace }) === null) {
+      summaries.push(rolloutSummary(l.spec.spec, l.state.state));
     }
   }
   const body: ListResponse = { rollouts: summaries };

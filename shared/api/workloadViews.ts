@@ -5,6 +5,7 @@
 import type { KubeObject } from '../kube/types.ts';
 import type { RevisionView, WorkloadKind } from '../rollout/types.ts';
 import { num, spec as specOf, status as statusOf } from '../workloads/common/objects.ts';
+import { isPodReady } from '../workloads/common/pods.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../workloads/driver.ts';
 
 export interface WorkloadPod {
@@ -76,10 +77,9 @@ export function podView(pod: KubeObject, now: number): WorkloadPod {
   const st = statusOf(pod);
   const containers = Array.isArray(st.containerStatuses) ? (st.containerStatuses as Record<string, unknown>[]) : [];
   const declared = Array.isArray(specOf(pod).containers) ? (specOf(pod).containers as unknown[]).length : containers.length;
-  const conditions = Array.isArray(st.conditions) ? (st.conditions as Record<string, unknown>[]) : [];
   return {
     name: pod.metadata.name,
-    ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True'),
+    ready: isPodReady(pod),
     readyContainers: containers.filter((c) => c.ready === true).length,
     containers: declared,
     phase: typeof st.phase === 'string' ? st.phase : 'Unknown',

@@ -15,9 +15,7 @@ import { Meter } from '../reconcile/meter.ts';
 import type { Clock, StateStore } from '../reconcile/ports.ts';
 import { SUPPORTED_KINDS } from '../workloads/registry.ts';
 import type { BatchingQueue } from './sweep.ts';
-
-/** Re-exported for existing importers; the list itself lives in shared/workloads/registry.ts. */
-export { SUPPORTED_KINDS };
+import { SYSTEM_CLOCK } from '../clock.ts';
 
 export interface CoreDeps {
   config: Config;
@@ -36,8 +34,6 @@ export interface CoreBuildOptions {
   clock?: Clock;
   meter?: Meter;
 }
-
-const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 
 export function buildCoreDeps(config: Config, opts: CoreBuildOptions = {}): CoreDeps {
   const clock = opts.clock ?? SYSTEM_CLOCK;

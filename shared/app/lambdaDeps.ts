@@ -11,6 +11,7 @@ import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
+import { awsRetryConfig } from '../adapters/aws/retryConfig.ts';
 import { loadConfig, type Config } from '../config.ts';
 import type { ReconcileDeps } from '../reconcile/reconcile.ts';
 import type { WatchClusters } from '../watch/types.ts';
@@ -42,7 +43,7 @@ export interface BuildOptions extends CoreBuildOptions {
 export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
   const core = buildCoreDeps(config, opts);
   const { clock, meter, store } = core;
-  const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient({});
+  const eventBridge = opts.clients?.eventBridge ?? new EventBridgeClient(awsRetryConfig());
   const clusters = new RegisteredClusterProvider({ clock, meter, ...opts.clusterOptions, registry: store, resources: WORKLOAD_RESOURCES });
   const events = new EventBridgePublisher({ client: eventBridge, eventBusName: config.eventBusName, source: config.eventSource, meter });
   const wakeups = config.wakeScheduleGroup && config.wakeScheduleRoleArn && config.triggerQueueArn

@@ -4,6 +4,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Meter, MeterKey } from '../reconcile/meter.ts';
+import type { Log } from '../ports.ts';
 import type { EventPublisher } from '../reconcile/ports.ts';
 
 export interface Observability {
@@ -11,14 +12,8 @@ export interface Observability {
   metrics: Metrics;
 }
 
-/** The narrow logging interface the shared cores take (no Powertools types below shared/app). */
-export interface AppLog {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-export function appLog(logger: Logger): AppLog {
+/** Powertools' Logger as the Log port the shared cores take (no Powertools types below shared/app). */
+export function appLog(logger: Logger): Log {
   return {
     info: (message, fields) => (fields ? logger.info(message, fields) : logger.info(message)),
     warn: (message, fields) => (fields ? logger.warn(message, fields) : logger.warn(message)),

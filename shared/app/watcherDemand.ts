@@ -11,8 +11,9 @@
 // shared/rollout/progression.ts), the sweep queues every active release each minute and the
 // resync every rollout each period, so a watcher that is late, crashed or never started costs
 // reaction time, never a release. See README.md, "Deploying to AWS", for the modes.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Log } from '../ports.ts';
 import type { Clock } from '../reconcile/ports.ts';
-import type { BatchLog } from './reconcileBatch.ts';
 
 export interface WatcherLeaseView {
   /** 0 = nobody ever took it. */
@@ -75,7 +76,7 @@ export async function ensureWatcher(deps: WatcherDemandDeps): Promise<EnsureOutc
 export interface TenureDeps {
   lease: WatcherLease;
   clock: Clock;
-  log: BatchLog;
+  log: Log;
   /** Aborted when this watcher should stop (it gave the lease up). */
   stop: AbortController;
   checkEveryMs?: number;
@@ -92,7 +93,7 @@ export async function holdWatcherLease(generation: number, deps: TenureDeps): Pr
   const grace = deps.idleGraceMs ?? IDLE_GRACE_MS;
   let superseded = false;
   while (!deps.stop.signal.aborted) {
-    await sleep(every, deps.stop.signal);
+    await sleep(every, undefined, { signal: deps.stop.signal }).catch(() => {}); // aborted: the loop ends
     if (deps.stop.signal.aborted || superseded) continue;
     try {
       const lease = await deps.lease.read();
@@ -115,17 +116,4 @@ export async function holdWatcherLease(generation: number, deps: TenureDeps): Pr
     }
   }
   return 'ended';
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

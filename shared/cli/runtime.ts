@@ -1,7 +1,9 @@
 // What the API-talking commands need from the process besides CliIO (environment, network, time,
 // Ctrl-C). Unit tests pass stand-ins through `io.runtime` (an optional extension of CliIO, so the
 // registry in main.ts is unchanged); the executable gets the real process.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CliIO } from './io.ts';
+import { SYSTEM_CLOCK } from '../clock.ts';
 
 export interface CliRuntime {
   env: Record<string, string | undefined>;
@@ -28,18 +30,9 @@ const processRuntime: CliRuntime = {
     return process.cwd();
   },
   fetch: (input, init) => fetch(input, init),
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const done = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-    }),
+  now: () => SYSTEM_CLOCK.now(),
+  // An abort ends the wait early; it is not an error.
+  sleep: (ms, signal) => sleep(ms, undefined, signal ? { signal } : {}).catch(() => {}),
   get isTTY() {
     return process.stdout.isTTY === true;
   },

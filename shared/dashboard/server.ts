@@ -13,9 +13,11 @@
 // without a CORS preflight, which is never allowed) and come from this origin if it says one.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../api/body.ts';
 import type { CommandVerb } from '../api/commandBodies.ts';
 import { ApiError, ApiUnreachableError, type ApiClient } from '../cli/client.ts';
-import { ConfigError } from '../errors.ts';
+import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
+import { ConfigError, RolloutsError } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import type { DashboardAssets } from './assets.ts';
 import { DASHBOARD_HEADER, DASHBOARD_VERBS, type DashboardConfig, type RolloutDetail } from './types.ts';
@@ -29,7 +31,7 @@ export interface DashboardOptions {
   pollMs: number;
   /** Only rollouts of this cluster (--cluster), else every cluster. */
   cluster?: string;
-  now?: () => Date;
+  clock?: Clock;
   onError?: (err: unknown) => void;
 }
 
@@ -88,9 +90,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: Dashboard
   }
 }
 
-class DashboardRequestError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
+/** A request this server refuses itself (unknown route, a command not from its page, a bad body), with its status. */
+class DashboardRequestError extends RolloutsError {
+  readonly status: number;
+  constructor(status: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
   }
 }
 
@@ -104,7 +109,7 @@ async function apiRoute(req: IncomingMessage, url: URL, method: string, opts: Da
   if (parts[0] !== 'rollouts') throw new DashboardRequestError(404, `no such route: ${method} ${url.pathname}`);
   if (method === 'GET' && parts.length === 1) return client.list(opts.cluster ? { cluster: opts.cluster } : {});
   const key: RolloutKey = { cluster: parts[1] ?? '', namespace: parts[2] ?? '', name: parts[3] ?? '' };
-  if (method === 'GET' && parts.length === 4) return detail(client, key, opts.now ?? (() => new Date()));
+  if (method === 'GET' && parts.length === 4) return detail(client, key, opts.clock ?? SYSTEM_CLOCK);
   if (method === 'POST' && parts.length === 5) {
     checkCommandRequest(req, port);
     const verb = parts[4] as CommandVerb;
@@ -115,7 +120,7 @@ async function apiRoute(req: IncomingMessage, url: URL, method: string, opts: Da
   throw new DashboardRequestError(404, `no such route: ${method} ${url.pathname}`);
 }
 
-async function detail(client: ApiClient, key: RolloutKey, now: () => Date): Promise<RolloutDetail> {
+async function detail(client: ApiClient, key: RolloutKey, clock: Clock): Promise<RolloutDetail> {
   const [rollout, history, workload] = await Promise.all([
     client.get(key),
     client.history(key),
@@ -128,7 +133,7 @@ async function detail(client: ApiClient, key: RolloutKey, now: () => Date): Prom
       },
     ),
   ]);
-  return { rollout, workload: workload.w, workloadError: workload.error, history: history.history, fetchedAt: now().toISOString() };
+  return { rollout, workload: workload.w, workloadError: workload.error, history: history.history, fetchedAt: clock.now().toISOString() };
 }
 
 function checkCommandRequest(req: IncomingMessage, port: number): void {
@@ -142,12 +147,9 @@ function checkCommandRequest(req: IncomingMessage, port: number): void {
 const MAX_BODY_BYTES = 16 * 1024;
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  let text = '';
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    text += chunk.toString('utf8');
-    if (text.length > MAX_BODY_BYTES) throw new DashboardRequestError(413, `request body larger than ${MAX_BODY_BYTES} bytes`);
-  }
-  if (text.trim() === '') return {};
+  const text = await readBody(req as AsyncIterable<Buffer>, MAX_BODY_BYTES);
+  if (text === 'too large') throw new DashboardRequestError(413, `request body larger than ${MAX_BODY_BYTES} bytes`);
+  if (text === undefined || text.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;

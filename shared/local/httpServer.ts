@@ -3,6 +3,7 @@
 // 127.0.0.1, and every request is attributed to the local OS user.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../api/body.ts';
 import { handleApiRequest } from '../api/handleApiRequest.ts';
 import { json } from '../api/httpError.ts';
 import type { ApiDeps, ApiRequest, ApiResponse } from '../api/types.ts';
@@ -50,7 +51,7 @@ export async function startLocalApiServer(opts: LocalApiServerOptions): Promise<
 
 async function respond(req: IncomingMessage, res: ServerResponse, opts: LocalApiServerOptions): Promise<void> {
   const limit = opts.deps.maxBodyBytes;
-  const body = await readBody(req, limit);
+  const body = await readBody(req as AsyncIterable<Buffer>, limit);
   if (body === 'too large') {
     // Answered without reading the rest; the connection is closed so the unread body is dropped.
     res.setHeader('connection', 'close');
@@ -67,18 +68,6 @@ export function toApiRequest(req: IncomingMessage, body: string | undefined, pri
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   return { method: req.method ?? 'GET', path: q < 0 ? raw : raw.slice(0, q), query, headers, body, principal };
-}
-
-/** The body as UTF-8 text (undefined when empty), or 'too large' past `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined | 'too large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return 'too large';
-    chunks.push(chunk);
-  }
-  return size === 0 ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 function send(res: ServerResponse, r: ApiResponse): void {

@@ -17,7 +17,6 @@ import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from
 import { declaredResources } from '../adapters/kubernetes/kinds.ts';
 import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
 import type { ApiDeps } from '../api/types.ts';
-import { SUPPORTED_KINDS } from '../app/coreDeps.ts';
 import { ConfigError, RolloutsError } from '../errors.ts';
 import { Meter } from '../reconcile/meter.ts';
 import type { Clock } from '../reconcile/ports.ts';
@@ -26,13 +25,14 @@ import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { SUPPORTED_KINDS, WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
 import { LOCAL_CLUSTER, dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
 import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
+import { SYSTEM_CLOCK } from '../clock.ts';
 
 const TABLE_NAME = 'rollouts';
 const MAX_BODY_BYTES = 256 * 1024;
@@ -102,7 +102,7 @@ export interface LocalMode {
 
 export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode> {
   const log = opts.log ?? (() => {});
-  const clock = opts.clock ?? { now: () => new Date() };
+  const clock = opts.clock ?? SYSTEM_CLOCK;
   const paths = dataDirPaths(opts.dataDir);
   const cleanups: { what: string; run: () => Promise<void> }[] = [];
   const stopAll = async (): Promise<void> => {
@@ -126,7 +126,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     cleanups.push({ what: 'DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
-    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter, resources: declaredResources(Object.values(LOCAL_DRIVERS)) });
+    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter, clock, resources: declaredResources(Object.values(LOCAL_DRIVERS)) });
     const missing = SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]);
     if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
     const calls = new AdapterCallRunner({ clock, kubeConfig: async () => clusters.kubeConfig });

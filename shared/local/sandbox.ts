@@ -4,6 +4,7 @@
 // keys, tokens and, while the port is free, the same URL, so the user's kubeconfig keeps working and
 // a release in flight goes on (local mode keeps the sandbox's DynamoDB data beside it). The demo
 // Deployment is created only when it does not exist. `fresh` starts over with a new cluster.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -77,16 +78,16 @@ async function readDeployment(apps: AppsV1Api, namespace: string, name: string):
 
 /** The native rollout of the new Deployment finishes first, so the first apply adopts a stable workload. */
 async function waitForAvailable(apps: AppsV1Api, namespace: string, name: string, replicas: number, signal?: AbortSignal): Promise<void> {
-  const deadline = Date.now() + DEMO_READY_TIMEOUT_MS;
+  const deadline = performance.now() + DEMO_READY_TIMEOUT_MS;
   for (;;) {
     if (signal?.aborted) throw new SandboxError('interrupted while the demo Deployment was starting');
     const d = await apps.readNamespacedDeployment({ namespace, name });
     const s = d.status ?? {};
     if (s.availableReplicas === replicas && s.updatedReplicas === replicas && s.replicas === replicas) return;
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw new SandboxError(`the demo Deployment ${namespace}/${name} has ${s.availableReplicas ?? 0}/${replicas} available pods after ${DEMO_READY_TIMEOUT_MS / 1000}s`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
 }
 

@@ -2,13 +2,14 @@
 // persist (conditional on the version read) → flush outbox. Safe to run twice, concurrently, or
 // after a crash at any line: cluster writes are desired-state patches guarded by resourceVersion,
 // and the STATE write is conditional, so a loser changes nothing and simply runs again.
-// Failures come in three kinds (shared/errors.ts): a TransientError (the apiserver or DynamoDB
-// still failing after the adapters' retries) leaves STATE untouched and asks to run again; a
-// TerminalError (or a permission the identity lacks) makes the rollout Degraded with the reason in
-// this very pass, and nothing asks for it again until something changes (the resync still looks);
-// and a template change the apiserver refuses fails the release request that asked for it.
+// Failures are told apart by their own `recovery` (shared/errors.ts): a transient one (the apiserver
+// or DynamoDB still failing after the adapters' retries) leaves STATE untouched and asks to run
+// again; a terminal one (no driver, a permission the identity lacks, a write the apiserver refuses)
+// makes the rollout Degraded with the reason in this very pass, and nothing asks for it again until
+// something changes (the resync still looks); and a template change the apiserver refuses fails the
+// release request that asked for it. What the pass asks of the queue afterwards is runAgain.ts's.
 import { isDeepStrictEqual } from 'node:util';
-import { ConfigError, ConflictError, ForbiddenError, NotFoundError, TerminalError, TransientError, UnauthorizedError, ValidationError, type RolloutsError } from '../errors.ts';
+import { ConflictError, NotFoundError, TerminalError, TransientError, ValidationError, recoveryOf } from '../errors.ts';
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
 import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec, WorkloadKind } from '../rollout/types.ts';
@@ -22,8 +23,7 @@ import { makeCalls } from './calls.ts';
 import { podViews } from '../workloads/common/podViews.ts';
 import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
-
-export type Trigger = 'sweep' | 'watch' | 'api' | 'requeue' | 'test';
+import { REQUEUE_SECONDS } from './runAgain.ts';
 
 export interface ReconcileDeps {
   store: StateStore;
@@ -64,21 +64,6 @@ export interface ReconcileResult {
 }
 
 const EMPTY_OUTBOX: Outbox = { history: [], events: [] };
-/** After a lost race (409 / stale version), look again almost at once. */
-const RETRY_SECONDS = 1;
-/**
- * After a pass that wrote to the cluster and asked for nothing sooner: look at what the write did.
- * A native controller sees its own writes come back as watch events; we must not depend on that
- * (a watch may be down, or not yet know a rollout just applied), so the pass that changed the pod
- * template for a `release` command is followed by the pass that starts the release.
- */
-const AFTER_WRITE_SECONDS = 1;
-/** After hook or gate outcomes were recorded: the pass that acts on them. */
-const CALLS_RECORDED_SECONDS = 0.1;
-/** After a transient fault without a Retry-After hint. */
-const TRANSIENT_RETRY_SECONDS = 2;
-/** Longest Retry-After a pass passes on as its requeue. */
-const MAX_TRANSIENT_RETRY_SECONDS = 60;
 
 /** What the pass knew when it failed: enough to record a terminal failure on the STATE it read. */
 interface PassProgress {
@@ -89,7 +74,7 @@ interface PassProgress {
 
 type Result = (outcome: ReconcileOutcome, extra?: Partial<ReconcileResult>) => ReconcileResult;
 
-export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: ReconcileDeps): Promise<ReconcileResult> {
+export async function reconcile(key: RolloutKey, deps: ReconcileDeps): Promise<ReconcileResult> {
   const meter = deps.meter ?? new Meter();
   const before = meter.snapshot();
   const progress: PassProgress = { state: null, version: 0, loadedWake: null };
@@ -99,22 +84,16 @@ export async function reconcile(key: RolloutKey, _trigger: Trigger, deps: Reconc
   try {
     return await pass(key, deps, progress, result);
   } catch (err) {
-    if (err instanceof TransientError) {
-      const hint = err.retryAfterSeconds ?? TRANSIENT_RETRY_SECONDS;
-      return result('retry', { requeueSeconds: Math.min(MAX_TRANSIENT_RETRY_SECONDS, Math.max(1, hint)), error: err.message });
+    const recovery = recoveryOf(err);
+    if (recovery === 'transient') {
+      const hint = (err instanceof TransientError ? err.retryAfterSeconds : null) ?? REQUEUE_SECONDS.transient;
+      return result('retry', { requeueSeconds: Math.min(REQUEUE_SECONDS.maxTransient, Math.max(1, hint)), error: (err as Error).message });
     }
-    if (isTerminal(err) && progress.state !== null) return degrade(key, deps, progress, result, err.message);
+    // A ConfigError is terminal too: a registration that cannot work as configured (no token, a
+    // token secret marked for deletion); Degraded names it, and the resync looks again once fixed.
+    if (recovery === 'terminal' && progress.state !== null) return degrade(key, deps, progress, result, (err as Error).message);
     throw err;
   }
-}
-
-/**
- * Failures that running the same pass again cannot fix. A ConfigError is a registration that cannot
- * work as configured (no token, a token secret marked for deletion): Degraded names it, and the
- * resync looks again once the configuration is fixed.
- */
-function isTerminal(err: unknown): err is RolloutsError {
-  return err instanceof TerminalError || err instanceof ForbiddenError || err instanceof UnauthorizedError || err instanceof ValidationError || err instanceof ConfigError;
 }
 
 /** Record the terminal failure as Degraded (one conditional write), and ask for nothing more. */
@@ -126,8 +105,8 @@ async function degrade(key: RolloutKey, deps: ReconcileDeps, progress: PassProgr
   try {
     version = await deps.store.saveState(key, { state: planned.nextState, outbox }, progress.version);
   } catch (err) {
-    if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS });
-    if (err instanceof TransientError) return result('retry', { requeueSeconds: TRANSIENT_RETRY_SECONDS, error: err.message });
+    if (err instanceof ConflictError) return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace });
+    if (recoveryOf(err) === 'transient') return result('retry', { requeueSeconds: REQUEUE_SECONDS.transient, error: (err as Error).message });
     throw err;
   }
   await flushOutbox(deps, key, planned.nextState, outbox, version);
@@ -158,7 +137,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     const flushed = await flushOutbox(deps, key, state, loaded.state.outbox, version);
     // Another pass wrote STATE since we loaded it: what we read is stale, and planning from it with
     // the newer version would overwrite their write. Start again instead.
-    if (flushed === null) return result('conflict', { requeueSeconds: RETRY_SECONDS });
+    if (flushed === null) return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace });
     ({ state, version } = flushed);
     progress.state = state;
     progress.version = version;
@@ -176,7 +155,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now(), { pods: podLevel(spec) });
   } catch (err) {
     // The reason says so (unreachable.ts); the error still fails the pass: retried, or Degraded when terminal.
-    if (!isTerminal(err)) await recordUnreachable(deps, key, spec, state, version, err);
+    if (recoveryOf(err) !== 'terminal') await recordUnreachable(deps, key, spec, state, version, err);
     throw err;
   }
   await crash('observed');
@@ -195,7 +174,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
       // the next pass observes again and re-derives the same transition (level-based). A refused
       // precondition (shared/kube/types.ts) says the same.
       if (err instanceof ConflictError || (write.verb === 'patch' && write.precondition === true && err instanceof ValidationError)) {
-        return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: i });
+        return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace, writes: i });
       }
       const refused = refusedCommand(err, write, writes.slice(0, i), planned.nextState, state);
       if (refused === null) throw err;
@@ -210,7 +189,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   }
   if (refusedAt !== null) {
     writes = writes.slice(0, refusedAt);
-    planned = { ...planned, requeueSeconds: RETRY_SECONDS };
+    planned = { ...planned, requeueSeconds: REQUEUE_SECONDS.lostRace };
   }
 
   const changed = !isDeepStrictEqual(planned.nextState, state) || planned.events.length > 0;
@@ -222,7 +201,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
       // Commands the API recorded meanwhile are kept for the next pass, not a reason to start over.
       ({ state, version } = await saveStateKeepingCommands(deps.store, key, { state: planned.nextState, outbox }, { state, version, outbox: EMPTY_OUTBOX }));
     } catch (err) {
-      if (err instanceof ConflictError) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
+      if (err instanceof ConflictError) return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace, writes: writes.length });
       throw err;
     }
     await crash('after-persist');
@@ -231,7 +210,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     const flushed = await flushOutbox(deps, key, state, outbox, version);
     // Hook and gate calls below write STATE again, on what the flush left; not on a STATE someone changed since.
     if (flushed !== null) ({ state, version } = flushed);
-    else if (planned.invocations.length > 0) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
+    else if (planned.invocations.length > 0) return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace, writes: writes.length });
   }
   if (planned.invocations.length > 0) {
     const persist = async (next: ReleaseState, outbox: Outbox, base: StoredState): Promise<StoredState> => {
@@ -239,9 +218,9 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
       return (await flushOutbox(deps, key, saved.state, outbox, saved.version)) ?? saved;
     };
     const called = await makeCalls(spec, deps, planned.invocations, { state, version, outbox: EMPTY_OUTBOX }, persist);
-    if (called.version === null) return result('conflict', { requeueSeconds: RETRY_SECONDS, writes: writes.length });
+    if (called.version === null) return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace, writes: writes.length });
     // The outcomes are recorded: the next pass plans from them at once.
-    return result('progressed', { phase: called.state.phase, requeueSeconds: CALLS_RECORDED_SECONDS, wakeAt: called.state.nextWakeAt, writes: writes.length });
+    return result('progressed', { phase: called.state.phase, requeueSeconds: REQUEUE_SECONDS.callsRecorded, wakeAt: called.state.nextWakeAt, writes: writes.length });
   }
   if (planned.removed) {
     await deps.store.deleteRollout(key);
@@ -249,7 +228,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   }
   return result(changed || writes.length > 0 || pendingOutbox ? 'progressed' : 'noop', {
     phase: planned.nextState.phase,
-    requeueSeconds: planned.requeueSeconds ?? (writes.length > 0 ? AFTER_WRITE_SECONDS : null),
+    requeueSeconds: planned.requeueSeconds ?? (writes.length > 0 ? REQUEUE_SECONDS.afterWrite : null),
     wakeAt: planned.wakeAt,
     writes: writes.length,
   });

@@ -12,6 +12,10 @@ import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, Rollo
 
 /** After a pass that changes the template, look again this soon even if no watch event arrives. */
 const TEMPLATE_CHANGE_REQUEUE_SECONDS = 2;
+/** First sight of a workload in the middle of a native rollout: look again once it may have ended. */
+const NATIVE_ROLLOUT_REQUEUE_SECONDS = 10;
+/** A deleted rollout's hand-back: look again once the native controller has taken the workload back. */
+const HAND_BACK_REQUEUE_SECONDS = 2;
 
 export function plan(
   spec: RolloutSpec,
@@ -120,7 +124,7 @@ function adopt(d: Draft): boolean {
     return true;
   }
   if (!d.view.held) {
-    d.requeue(10); // a native rollout is running: holding it now would freeze it half-way
+    d.requeue(NATIVE_ROLLOUT_REQUEUE_SECONDS); // holding it now would freeze it half-way
     return false;
   }
   // Held with several revisions and no state (state lost): the largest other revision is stable.
@@ -170,7 +174,7 @@ function planRemoval(d: Draft, commands: Command[]): PlanResult {
   }
   if (d.view.exists && (d.view.held || d.view.strategy !== null)) {
     d.actions.push({ type: 'release-hold' });
-    d.requeue(2);
+    d.requeue(HAND_BACK_REQUEUE_SECONDS);
     return finish(d);
   }
   return { ...finish(d), removed: true };

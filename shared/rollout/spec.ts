@@ -14,7 +14,6 @@ import { seconds, toGate, toLifecycle } from './checkSchema.ts';
 
 export const KRUISE_API_VERSION = 'rollouts.kruise.io/v1beta1';
 export const ROLLOUTS_API_VERSION = 'rollouts.serverless-rollouts.io/v1alpha1';
-export const ROLLOUT_API_VERSIONS = [ROLLOUTS_API_VERSION, KRUISE_API_VERSION] as const;
 export const ROLLOUT_KIND = 'Rollout';
 export const DEFAULT_NAMESPACE = 'default';
 

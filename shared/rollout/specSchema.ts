@@ -130,6 +130,5 @@ function documentSchema<S extends z.ZodRawShape>(specShape: S) {
 export const kruiseRolloutSchema = documentSchema(specFieldsOf(kruiseStep));
 export const ourRolloutSchema = documentSchema({ ...specFieldsOf(step), ...extensionFields });
 
-export type KruiseRolloutDoc = z.output<typeof kruiseRolloutSchema>;
 export type OurRolloutDoc = z.output<typeof ourRolloutSchema>;
 export type StepDoc = z.output<typeof step>;

@@ -1,6 +1,6 @@
 // Domain types of the rollout core. Pure data: no SDK, no I/O. Every other layer speaks these.
 import type { Blocker, Cause } from './cause.ts';
-import type { Gate, GateRun, HookRecord, Invocation, InvocationResult, Lifecycle } from './checkTypes.ts';
+import type { Gate, GateRun, HookRecord, Invocation, Lifecycle } from './checkTypes.ts';
 
 import type { WorkloadKind } from './workloadKinds.ts';
 
@@ -309,8 +309,6 @@ export interface WorkloadView {
    * reconcile only when the Rollout has hooks or a podUpdateTimeout; absent otherwise.
    */
   pods?: PodView[];
-  /** What the hook and gate calls of this pass answered (the reconcile fills it); absent = none. */
-  results?: InvocationResult[];
 }
 
 /** One live pod as hooks and the per-pod update timeout see it. */

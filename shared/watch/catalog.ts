@@ -2,6 +2,7 @@
 // paged Query per refresh); each rollout's workloadRef from its SPEC, loaded once and re-read only
 // after `specTtlMs` (a workloadRef rarely changes, and never during a release), so a refresh costs
 // one Query plus a load per new or stale rollout, not one per rollout.
+import pMap from 'p-map';
 import type { Clock, StateStore } from '../reconcile/ports.ts';
 import type { RolloutKey, WorkloadKind } from '../rollout/types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
@@ -40,11 +41,9 @@ export class RolloutCatalog {
       if (known && now - known.loadedAt < this.specTtlMs) next.set(id, known);
       else toLoad.push(key);
     }
-    for (let i = 0; i < toLoad.length; i += LOAD_CONCURRENCY) {
-      const loaded = await Promise.all(toLoad.slice(i, i + LOAD_CONCURRENCY).map(async (key) => ({ key, spec: (await this.store.load(key)).spec })));
-      for (const { key, spec } of loaded) {
-        if (spec) next.set(rolloutKeyString(key), { key, kind: spec.spec.workloadRef.kind, workload: spec.spec.workloadRef.name, loadedAt: now });
-      }
+    const loaded = await pMap(toLoad, async (key) => ({ key, spec: (await this.store.load(key)).spec }), { concurrency: LOAD_CONCURRENCY });
+    for (const { key, spec } of loaded) {
+      if (spec) next.set(rolloutKeyString(key), { key, kind: spec.spec.workloadRef.kind, workload: spec.spec.workloadRef.name, loadedAt: now });
     }
     const added = [...next.keys()].filter((id) => !this.entries.has(id)).map((id) => (next.get(id) as Entry).key);
     const removed = [...this.entries.keys()].filter((id) => !next.has(id)).map((id) => (this.entries.get(id) as Entry).key);

@@ -6,10 +6,12 @@
 // cluster's cached credentials (an EKS token that expired). With `startFromNow` the first watch
 // starts at the collection's current version instead of replaying every object (the resync and
 // the reconcile that started the watcher cover what came before); a relist after 410 still replays.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { GoneError, UnauthorizedError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { WatchEventType, WatchHandle } from '../kube/watch.ts';
-import type { WatchLog, WatchSource } from './types.ts';
+import type { Log } from '../ports.ts';
+import type { WatchSource } from './types.ts';
 
 export interface ResourceWatchOptions {
   /** Resolved again on every (re)connect, so each connection authenticates afresh. */
@@ -22,7 +24,7 @@ export interface ResourceWatchOptions {
   startFromNow?: boolean;
   /** A 401 was answered: drop cached credentials before the next attempt. */
   onUnauthorized?(): void;
-  log: WatchLog;
+  log: Log;
   /** Server-side end of each watch request; the watch then resumes from its resourceVersion. */
   timeoutSeconds?: number;
   backoff?: { initialMs: number; maxMs: number };
@@ -127,15 +129,7 @@ export class ResourceWatch {
   }
 }
 
+/** Waits `ms`, or less when `signal` aborts (then resolves too: the loop checks the signal). */
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+  return sleep(ms, undefined, { signal }).catch(() => {});
 }

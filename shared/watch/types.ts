@@ -24,11 +24,3 @@ export interface WatchClusters {
   /** Forget cached credentials/connection after a 401 (optional). */
   invalidate?(cluster: string): void;
 }
-
-export interface WatchLog {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-export const SILENT_LOG: WatchLog = { info: () => {}, warn: () => {}, error: () => {} };

@@ -1,6 +1,6 @@
 // The watch-proxy: Kubernetes watches → coalesced "Workload Changed" notices. For every namespace
 // that has rollouts (per cluster), it watches what the drivers of those rollouts' kinds declare
-// (shared/workloads/*/watches.ts, through watchTargets), maps each event to the rollouts managing
+// (WorkloadDriver.watches, through watchTargets), maps each event to the rollouts managing
 // the workload, coalesces per key over a short window and hands the keys to the sink. The same code
 // runs as a Lambda on an overlapping schedule (`until` = the invocation's end minus a margin) and
 // as a long-running container or in local mode (`until` null, stopped by a signal).
@@ -19,7 +19,9 @@ import { RolloutCatalog } from './catalog.ts';
 import { Coalescer, REAL_TIMERS, type Timers } from './coalescer.ts';
 import { mapWatchEvent, watchPathOf, watchTargets } from './mapping.ts';
 import { ResourceWatch } from './resourceWatch.ts';
-import { SILENT_LOG, type WatchClusters, type WatchLog, type WatchSink } from './types.ts';
+import { SILENT_LOG, type Log } from '../ports.ts';
+import type { WatchClusters, WatchSink } from './types.ts';
+import { SYSTEM_CLOCK } from '../clock.ts';
 
 /** Asks a running watch-proxy to re-read the catalogue now (local mode: right after an apply). */
 export class CatalogRefreshRequests {
@@ -47,7 +49,7 @@ export interface WatchProxyOptions {
   until?: Date | null;
   signal?: AbortSignal;
   clock?: Clock;
-  log?: WatchLog;
+  log?: Log;
   /** Coalescing window per key (default DEFAULT_WINDOW_MS). */
   windowMs?: number;
   /** How often the set of managed workloads is re-read from the store (default 30 s). */
@@ -81,7 +83,7 @@ export interface WatchProxyStats {
 }
 
 export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxyStats> {
-  const clock = opts.clock ?? { now: () => new Date() };
+  const clock = opts.clock ?? SYSTEM_CLOCK;
   const log = opts.log ?? SILENT_LOG;
   const timers = opts.timers ?? REAL_TIMERS;
   const catalog = new RolloutCatalog(opts.store, clock);

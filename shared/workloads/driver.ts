@@ -16,11 +16,8 @@ export interface Observation {
   pods: KubeObject[];
   /** Objects read by name that are not (yet) the workload's, e.g. what holds the name of a child about to be created. */
   others?: KubeObject[];
-  /**
-   * When it was read, on the reconcile's clock: how long a pod has been Ready (minReadySeconds) is
-   * judged against it. Absent: the wall clock.
-   */
-  now?: Date;
+  /** When it was read, on the caller's clock: how long a pod has been Ready (minReadySeconds) is judged against it. */
+  now: Date;
 }
 
 /**
@@ -107,7 +104,7 @@ export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
    * when the counts do not need them (pod hooks, the per-pod update timeout); kinds that always
    * list them ignore it.
    */
-  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date, opts?: ObserveOptions): Promise<Observation>;
+  observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now: Date, opts?: ObserveOptions): Promise<Observation>;
   view(obs: Observation): WorkloadView;
   /**
    * The next writes that move the cluster toward the planned actions, in order. Level-based: it is

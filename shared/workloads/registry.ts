@@ -24,8 +24,3 @@ export const WORKLOAD_DRIVERS: Readonly<{ [K in WorkloadKind]: WorkloadDriver<K>
 
 /** Workload kinds with a driver: all of them (the registry is complete by type). */
 export const SUPPORTED_KINDS: readonly WorkloadKind[] = WORKLOAD_KINDS;
-
-/** The driver of a kind. */
-export function driverOf(kind: WorkloadKind): WorkloadDriver {
-  return WORKLOAD_DRIVERS[kind];
-}

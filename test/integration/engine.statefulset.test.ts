@@ -83,7 +83,7 @@ describe('a StatefulSet release through reconcile on the real control plane', ()
 
   it('recognises the live template among the revisions the controller stored, as the controller itself does', async () => {
     const s = await engine.statefulSetScenario('sts-template', { steps: STEPS, replicas: 2 });
-    const obs = await statefulSetDriver.observe(engine.client, s.namespace, { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' });
+    const obs = await statefulSetDriver.observe(engine.client, s.namespace, { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' }, new Date());
     const set = obs.workload!;
     const stored = ownedRevisions(set, obs.children);
     assert.equal(stored.length, 1);

@@ -66,7 +66,7 @@ describe('what a reconcile sends, counted by the servers', () => {
     assert.deepEqual(sweepDynamo, { Query: STATE_TABLE.dueIndex.shardCount + 1 }, 'the sweep itself: the due shards and one resync range, no write');
     const seen = engine.cluster.auditEvents().length;
     engine.dynamo.resetCounts();
-    const result = await reconcile(s.key, 'sweep', engine.deps());
+    const result = await reconcile(s.key, engine.deps());
     const m: Measured = { result, audit: engine.cluster.auditEvents().slice(seen), dynamo: Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count])) };
     t.diagnostic(report('no-op resync (Healthy, found by the sweep)', m));
     assert.equal(m.result.outcome, 'noop');

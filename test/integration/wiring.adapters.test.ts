@@ -122,7 +122,7 @@ describe('EventBridge', () => {
     const moto = await startMotoServer();
     const client = new EventBridgeClient({ endpoint: moto.endpoint, region: aws.region, credentials: aws.credentials });
     try {
-      const publisher = new EventBridgePublisher({ client, eventBusName: 'no-such-bus', source: aws.eventSource, backoffMs: () => 0 });
+      const publisher = new EventBridgePublisher({ client, eventBusName: 'no-such-bus', source: aws.eventSource });
       await assert.rejects(publisher.publish([event(1)]), (err: unknown) => err instanceof EventPublishError || /no-such-bus/.test(String(err)));
     } finally {
       client.destroy();

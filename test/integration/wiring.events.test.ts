@@ -47,7 +47,7 @@ async function drain(queue: Queue): Promise<Record<string, unknown>[]> {
 
 async function passUntil(done: (s: ReleaseState) => boolean, what: string): Promise<void> {
   await waitFor(async () => {
-    await reconcile(key, 'test', deps.reconcile);
+    await reconcile(key, deps.reconcile);
     return done((await deps.store.load(key)).state.state);
   }, { message: what, timeoutMs: 60_000, intervalMs: 300 });
 }

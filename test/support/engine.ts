@@ -190,7 +190,7 @@ export class Scenario {
   }
 
   reconcile(extra: Partial<ReconcileDeps> = {}): Promise<ReconcileResult> {
-    return reconcile(this.key, 'test', this.engine.deps(extra));
+    return reconcile(this.key, this.engine.deps(extra));
   }
 
   async state(): Promise<ReleaseState> {
@@ -390,7 +390,7 @@ export class KindScenario {
   }
 
   reconcile(extra: Partial<ReconcileDeps> = {}): Promise<ReconcileResult> {
-    return reconcile(this.key, 'test', this.engine.deps(extra));
+    return reconcile(this.key, this.engine.deps(extra));
   }
 
   async state(): Promise<ReleaseState> {

@@ -5,7 +5,8 @@
 // TimeoutError as transient). Throttling (ProvisionedThroughputExceededException,
 // ThrottlingException) and 5xx (InternalServerError) are retried by the SDK's own classification.
 // What still fails after that reaches the state store as a TransientError (transientStoreError in
-// shared/adapters/dynamodb/metered.ts), and the reconcile pass asks to run again.
+// shared/adapters/dynamodb/metered.ts), and the reconcile pass asks to run again. EventBridge's
+// entries refused within a successful PutEvents are retried on the same strategy (putEvents.ts).
 
 /** The SDK's standard mode; not "adaptive", whose client-side rate limiter would also slow every other rollout of the container after one throttle. */
 export const AWS_RETRY_MODE = 'standard';
@@ -14,7 +15,7 @@ export const AWS_MAX_ATTEMPTS = 5;
 export const AWS_REQUEST_TIMEOUT_MS = 5_000;
 export const AWS_CONNECTION_TIMEOUT_MS = 2_000;
 
-/** Client configuration for DynamoDB and SQS (spread into the client constructor). */
+/** Client configuration for DynamoDB, SQS and EventBridge (spread into the client constructor). */
 export function awsRetryConfig(): { maxAttempts: number; retryMode: string; requestHandler: { requestTimeout: number; connectionTimeout: number } } {
   return {
     maxAttempts: AWS_MAX_ATTEMPTS,

@@ -7,6 +7,7 @@
 // missing item still costs 1 RCU, 0.5 eventually consistent, where dynalite says 0), and a failed
 // conditional write costs at least 1 WCU. Not modelled: the extra WCU AWS charges for writing the
 // due-index (dynalite leaves index writes out of ConsumedCapacity).
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
@@ -163,8 +164,4 @@ export function transientStoreError(err: unknown): StoreUnavailableError | null 
   if (!isThrottlingError(sdk) && !isTransientError(sdk) && !isServerError(sdk)) return null;
   const attempts = (err as { $metadata?: { attempts?: number } }).$metadata?.attempts;
   return new StoreUnavailableError(`DynamoDB: ${err.name}: ${err.message}${attempts ? ` (after ${attempts} attempts)` : ''}`, { cause: err });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,6 +1,7 @@
 // StateStore on one DynamoDB table (DESIGN §4; layout in items.ts, keys in keys.ts, table in table.ts).
 // The STATE item is the unit of atomicity: every STATE write is one conditional PutItem on `version`,
 // never a transaction (dynalite has none, and none is needed).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -25,6 +26,7 @@ import {
   isDuplicateCommand, sortHistory, validateClusterRegistration, validateCommandId, validateLimit, validateListFilter, validateSpecKey, validateVersion,
 } from './rules.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
+import { SYSTEM_CLOCK } from '../../clock.ts';
 
 export interface DynamoStateStoreOptions {
   client: DynamoDBClient;
@@ -36,7 +38,6 @@ export interface DynamoStateStoreOptions {
 /** recordCommand re-reads and retries this many times when another write lands in between. */
 const RECORD_COMMAND_ATTEMPTS = 8;
 
-const SYSTEM_CLOCK: Clock = { now: () => new Date() };
 
 export class DynamoStateStore implements StateStore {
   private readonly table: MeteredTable;
@@ -177,7 +178,7 @@ export class DynamoStateStore implements StateStore {
       } catch (err) {
         if (!(err instanceof StaleStateError) || attempt >= RECORD_COMMAND_ATTEMPTS) throw err;
         // Jitter, so commands racing each other do not collide again on the next attempt.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        await sleep(Math.random() * 20 * attempt);
       }
     }
   }

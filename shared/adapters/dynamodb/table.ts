@@ -1,6 +1,7 @@
 // The one definition of the state table (DESIGN §4). Plain data so the CDK stack, local mode and
 // the tests all build the same table from it: no CDK import here, and the attribute types are the
 // DynamoDB wire names ('S'), which are also the values of CDK's `AttributeType` enum.
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -104,14 +105,14 @@ async function describe(client: DynamoDBClient, tableName: string): Promise<Tabl
 
 // Our own poll loop: the SDK waiter's minimum delay (20 s) is far too slow for dynalite.
 async function waitUntilActive(client: DynamoDBClient, tableName: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let delay = 20;
   for (;;) {
     const table = await describe(client, tableName);
     const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
     if (table?.TableStatus === 'ACTIVE' && indexesActive) return;
-    if (Date.now() > deadline) throw new TableNotReadyError(`table ${tableName} is not ACTIVE after ${timeoutMs} ms (status ${table?.TableStatus ?? 'missing'})`);
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    if (performance.now() > deadline) throw new TableNotReadyError(`table ${tableName} is not ACTIVE after ${timeoutMs} ms (status ${table?.TableStatus ?? 'missing'})`);
+    await sleep(delay);
     delay = Math.min(delay * 2, 2_000);
   }
 }

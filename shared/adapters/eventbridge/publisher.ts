@@ -13,7 +13,6 @@ export interface EventBridgePublisherOptions {
   /** ROLLOUTS_EVENT_SOURCE. */
   source: string;
   meter?: Meter;
-  backoffMs?: (attempt: number) => number;
 }
 
 export class EventBridgePublisher implements EventPublisher {
@@ -29,6 +28,6 @@ export class EventBridgePublisher implements EventPublisher {
       // The transition's own time, so a retried flush carries the original instant.
       Time: new Date(e.at),
     }));
-    await putEventsReliably(this.opts.client, entries, { meter: this.opts.meter ?? NO_METER, ...(this.opts.backoffMs ? { backoffMs: this.opts.backoffMs } : {}) });
+    await putEventsReliably(this.opts.client, entries, { meter: this.opts.meter ?? NO_METER });
   }
 }

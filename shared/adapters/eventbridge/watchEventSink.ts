@@ -12,7 +12,6 @@ export interface WatchEventSinkOptions {
   /** ROLLOUTS_EVENT_SOURCE; the events' source is this + ".watch". */
   eventSource: string;
   meter?: Meter;
-  backoffMs?: (attempt: number) => number;
 }
 
 /** The source of watch events, which the routing rule matches. */
@@ -29,6 +28,6 @@ export class WatchEventSink implements WatchSink {
       const detail: WorkloadChange = { cluster: c.cluster, namespace: c.namespace, name: c.name, reasons: c.reasons };
       return { EventBusName: this.opts.eventBusName, Source: watchEventSource(this.opts.eventSource), DetailType: WORKLOAD_CHANGED, Detail: JSON.stringify(detail) };
     });
-    await putEventsReliably(this.opts.client, entries, { meter: this.opts.meter ?? NO_METER, ...(this.opts.backoffMs ? { backoffMs: this.opts.backoffMs } : {}) });
+    await putEventsReliably(this.opts.client, entries, { meter: this.opts.meter ?? NO_METER });
   }
 }

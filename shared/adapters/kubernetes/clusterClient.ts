@@ -3,6 +3,7 @@
 // apiserver asks to be called again or a read gets no answer (retrying.ts); every request has a
 // deadline; results are the apiserver's JSON exactly as sent.
 import type { KubeConfig } from '@kubernetes/client-node';
+import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
@@ -25,6 +26,8 @@ export interface KubeClusterClientOptions {
   requestTimeoutMs?: number;
   /** How long a Retry-After wait may be before giving up and leaving it to the next pass (tests shorten it). */
   maxRetryAfterMs?: number;
+  /** Reads a Retry-After given as an HTTP date (default: the wall clock). */
+  clock?: Clock;
 }
 
 type Request = Omit<KubeRequest, 'timeoutMs'>;
@@ -43,7 +46,7 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | null> {
-    const info = this.kinds.info(ref.apiVersion, ref.kind, 'get');
+    const info = this.kinds.info(ref.apiVersion, ref.kind);
     try {
       const res = await this.call('k8s.read', describe('get', ref), { method: 'GET', path: objectPath(ref, info) });
       return decodeObject(res, ref.apiVersion, ref.kind);
@@ -54,7 +57,7 @@ export class KubeClusterClient implements ClusterClient {
   }
 
   async list(apiVersion: string, kind: string, namespace: string, labelSelector: string): Promise<KubeObject[]> {
-    const info = this.kinds.info(apiVersion, kind, 'list');
+    const info = this.kinds.info(apiVersion, kind);
     const res = await this.call('k8s.read', `list ${kindKey(apiVersion, kind)} in ${namespace} (${labelSelector})`,
       { method: 'GET', path: resourcePath(apiVersion, info, namespace), query: { labelSelector } });
     // List items carry no apiVersion/kind on the wire; drivers expect them on every object.
@@ -91,13 +94,13 @@ export class KubeClusterClient implements ClusterClient {
 
   private async create(object: KubeObject): Promise<KubeObject> {
     const ref = refOf(object);
-    const info = this.kinds.info(ref.apiVersion, ref.kind, 'create');
+    const info = this.kinds.info(ref.apiVersion, ref.kind);
     const res = await this.call('k8s.write', describe('create', ref), { method: 'POST', path: resourcePath(ref.apiVersion, info, ref.namespace), body: object });
     return decodeObject(res, ref.apiVersion, ref.kind);
   }
 
   private async patch(ref: ObjectRef, patchType: keyof typeof PATCH_CONTENT_TYPE, patch: unknown, rv?: string, dryRun = false): Promise<KubeObject> {
-    const info = this.kinds.info(ref.apiVersion, ref.kind, 'patch');
+    const info = this.kinds.info(ref.apiVersion, ref.kind);
     const body = guardedPatchBody(patchType, patch, rv);
     const res = await this.call('k8s.write', describe(`${dryRun ? 'dry-run ' : ''}${patchType} patch`, ref), {
       method: 'PATCH', path: objectPath(ref, info), body, contentType: PATCH_CONTENT_TYPE[patchType], ...(dryRun ? { query: { dryRun: 'All' } } : {}),
@@ -107,7 +110,7 @@ export class KubeClusterClient implements ClusterClient {
 
   /** Returns the object when deletion is pending (finalizers), null when it is gone. */
   private async remove(ref: ObjectRef, rv?: string): Promise<KubeObject | null> {
-    const info = this.kinds.info(ref.apiVersion, ref.kind, 'delete');
+    const info = this.kinds.info(ref.apiVersion, ref.kind);
     const body = rv === undefined ? undefined : { preconditions: { resourceVersion: rv } };
     const res = await this.call('k8s.write', describe('delete', ref), { method: 'DELETE', path: objectPath(ref, info), body });
     // The apiserver answers with the object (kinds with finalizers or graceful deletion, such as
@@ -128,7 +131,7 @@ export class KubeClusterClient implements ClusterClient {
       try {
         return await this.transport.send({ ...req, timeoutMs });
       } catch (err) {
-        throw toKubeError(err, what, err instanceof KubeHttpError ? retryAfterSeconds(err.retryAfter) : null);
+        throw toKubeError(err, what, err instanceof KubeHttpError ? retryAfterSeconds(err.retryAfter, (this.opts.clock ?? SYSTEM_CLOCK).now()) : null);
       }
     }, this.opts.maxRetryAfterMs === undefined ? {} : { maxWaitMs: this.opts.maxRetryAfterMs });
   }

@@ -10,6 +10,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, NotFoundError, UnauthorizedError } from '../../errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
+import { SYSTEM_CLOCK } from '../../clock.ts';
 import type { Clock, ClusterClient, ClusterProvider, ClusterRegistration } from '../../reconcile/ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
 import type { AssumeRole, EksClientFactory } from './eksAccess.ts';
@@ -62,7 +63,6 @@ export interface RegisteredClusterProviderOptions {
 }
 
 const TOKEN_REFRESH_MARGIN_MS = 60_000;
-const systemClock: Clock = { now: () => new Date() };
 
 export class RegisteredClusterProvider implements ClusterProvider {
   private readonly opts: RegisteredClusterProviderOptions;
@@ -75,7 +75,7 @@ export class RegisteredClusterProvider implements ClusterProvider {
 
   constructor(opts: RegisteredClusterProviderOptions) {
     this.opts = opts;
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? SYSTEM_CLOCK;
     this.cache = opts.cache ?? processConnections;
   }
 
@@ -90,7 +90,7 @@ export class RegisteredClusterProvider implements ClusterProvider {
     const conn = await this.connection(cluster);
     let client = this.clients.get(conn.kc);
     if (!client) {
-      client = new KubeClusterClient(conn.kc, { meter: this.opts.meter ?? NO_METER, resources: this.opts.resources });
+      client = new KubeClusterClient(conn.kc, { meter: this.opts.meter ?? NO_METER, resources: this.opts.resources, clock: this.clock });
       this.clients.set(conn.kc, client);
     }
     return client;

@@ -21,7 +21,8 @@ export interface EksTokenInput {
   clusterName: string;
   region: string;
   credentials: AwsCredentials | AwsCredentialsProvider;
-  now?: Date;
+  /** The signing instant (the caller's clock). */
+  now: Date;
   /** STS host to sign for; defaults to the regional `sts.<region>.amazonaws.com`. */
   stsHost?: string;
   /** X-Amz-Expires. The server accepts 0…900 and ignores the value otherwise; clients send 60. */
@@ -55,7 +56,7 @@ const QUERY_ORDER = [
 ] as const;
 
 export async function createEksToken(input: EksTokenInput): Promise<EksToken> {
-  const now = input.now ?? new Date();
+  const now = input.now;
   const host = input.stsHost ?? `sts.${input.region}.amazonaws.com`;
   const credentials = typeof input.credentials === 'function' ? await input.credentials() : input.credentials;
   const signer = new SignatureV4({ credentials, region: input.region, service: 'sts', sha256: Sha256 });

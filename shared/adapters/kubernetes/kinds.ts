@@ -7,10 +7,8 @@
 import { ConfigError, RolloutsError } from '../../errors.ts';
 import type { ObjectRef } from '../../kube/types.ts';
 
-/** A kind this client was not given (e.g. a CRD no driver declares), or a verb we never send it. */
+/** A kind this client was not given (e.g. a CRD no driver declares). */
 export class UnsupportedKindError extends RolloutsError {}
-
-export type KindVerb = 'get' | 'list' | 'create' | 'patch' | 'delete';
 
 /** A kind and its plural REST resource, as a driver declares them (WorkloadDriver.workload and .watches). */
 export interface KubeResource {
@@ -20,23 +18,18 @@ export interface KubeResource {
   readonly resource: string;
 }
 
+/** Every kind the product reads or writes is namespaced. */
 export interface KindInfo {
   resource: string;
-  namespaced: boolean;
-  verbs: readonly KindVerb[];
 }
 
-const ALL_VERBS: readonly KindVerb[] = ['get', 'list', 'create', 'patch', 'delete'];
-
 const BUILT_IN: Readonly<Record<string, KindInfo>> = {
-  'apps/v1/Deployment': { resource: 'deployments', namespaced: true, verbs: ALL_VERBS },
-  'apps/v1/ReplicaSet': { resource: 'replicasets', namespaced: true, verbs: ALL_VERBS },
-  'apps/v1/StatefulSet': { resource: 'statefulsets', namespaced: true, verbs: ALL_VERBS },
-  'apps/v1/DaemonSet': { resource: 'daemonsets', namespaced: true, verbs: ALL_VERBS },
-  'apps/v1/ControllerRevision': { resource: 'controllerrevisions', namespaced: true, verbs: ALL_VERBS },
-  'v1/Pod': { resource: 'pods', namespaced: true, verbs: ALL_VERBS },
-  // Cluster-scoped and read-only for us: drivers only check that a namespace exists.
-  'v1/Namespace': { resource: 'namespaces', namespaced: false, verbs: ['get'] },
+  'apps/v1/Deployment': { resource: 'deployments' },
+  'apps/v1/ReplicaSet': { resource: 'replicasets' },
+  'apps/v1/StatefulSet': { resource: 'statefulsets' },
+  'apps/v1/DaemonSet': { resource: 'daemonsets' },
+  'apps/v1/ControllerRevision': { resource: 'controllerrevisions' },
+  'v1/Pod': { resource: 'pods' },
 };
 
 /** Key of the table: "apps/v1/Deployment", "v1/Pod". */
@@ -54,7 +47,7 @@ export function declaredResources(drivers: Iterable<{ readonly workload: KubeRes
 }
 
 /**
- * Kubernetes' own kinds plus the given ones, all namespaced with every verb. A given kind that is
+ * Kubernetes' own kinds plus the given ones. A given kind that is
  * also built in must name the same resource: a driver and the adapter disagreeing is a bug, found
  * when the client is built rather than as a 404 in the middle of a release.
  */
@@ -69,28 +62,25 @@ export class KindTable {
         throw new ConfigError(`kind ${key}: declared with resource "${r.resource}", but Kubernetes serves it as "${known.resource}"`);
       }
       if (!/^[a-z0-9][a-z0-9.-]*$/.test(r.resource)) throw new ConfigError(`kind ${key}: "${r.resource}" is not a resource name`);
-      if (!known) this.kinds.set(key, { resource: r.resource, namespaced: true, verbs: ALL_VERBS });
+      if (!known) this.kinds.set(key, { resource: r.resource });
     }
   }
 
-  /** The kind's entry, if `verb` is one we send it; otherwise UnsupportedKindError, before any request. */
-  info(apiVersion: string, kind: string, verb: KindVerb): KindInfo {
+  /** The kind's entry; UnsupportedKindError, before any request, for a kind nobody declared. */
+  info(apiVersion: string, kind: string): KindInfo {
     const key = kindKey(apiVersion, kind);
     const info = this.kinds.get(key);
     if (!info) throw new UnsupportedKindError(`unsupported kind ${key}: neither built in nor declared by a driver`);
-    if (!info.verbs.includes(verb)) throw new UnsupportedKindError(`${verb} is not supported for ${key}`);
     return info;
   }
 }
 
 /**
  * The REST path of a collection (no name) or of one object: /api/v1/... for the core group,
- * /apis/<group>/<version>/... otherwise; namespaced kinds under /namespaces/<namespace>.
+ * /apis/<group>/<version>/... otherwise, under /namespaces/<namespace>.
  */
 export function resourcePath(apiVersion: string, info: KindInfo, namespace: string, name?: string): string {
-  const parts = [apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`];
-  if (info.namespaced) parts.push('namespaces', encodeURIComponent(namespace));
-  parts.push(info.resource);
+  const parts = [apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`, 'namespaces', encodeURIComponent(namespace), info.resource];
   if (name !== undefined) parts.push(encodeURIComponent(name));
   return parts.join('/');
 }

@@ -90,12 +90,12 @@ export function toKubeError(err: unknown, what: string, retryAfterSeconds: numbe
 }
 
 /** Seconds of a Retry-After header (delta-seconds or an HTTP date), or null when absent or unreadable. */
-export function retryAfterSeconds(header: string | null | undefined, now: number = Date.now()): number | null {
+export function retryAfterSeconds(header: string | null | undefined, now: Date): number | null {
   if (header === undefined || header === null || header.trim() === '') return null;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
 function httpStatusOf(err: unknown): number {

@@ -1,6 +1,7 @@
 // Local mode: every cluster name resolves to one context of a kubeconfig (the file in KUBECONFIG,
 // a given path, or an already loaded KubeConfig), e.g. the local test control plane.
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Clock } from '../../clock.ts';
 import { ConfigError } from '../../errors.ts';
 import { NO_METER, type Meter } from '../../reconcile/meter.ts';
 import type { ClusterClient, ClusterProvider } from '../../reconcile/ports.ts';
@@ -14,6 +15,7 @@ export interface KubeconfigClusterProviderOptions {
   /** Use this context instead of the current one. */
   context?: string;
   meter?: Meter;
+  clock?: Clock;
   /** The custom resources the drivers declare (kinds.ts declaredResources), served by path. */
   resources: readonly KubeResource[];
 }
@@ -30,7 +32,7 @@ export class KubeconfigClusterProvider implements ClusterProvider {
       kc.setCurrentContext(opts.context);
     }
     if (!kc.getCurrentCluster()) throw new ConfigError('kubeconfig has no current context with a cluster');
-    this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER, resources: opts.resources });
+    this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER, resources: opts.resources, ...(opts.clock ? { clock: opts.clock } : {}) });
     this.kubeConfig = kc;
   }
 

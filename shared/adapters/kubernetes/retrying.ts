@@ -5,6 +5,7 @@
 // timeout, a reset connection) is retried once; a write that got none is not (it may have been
 // applied: the next pass observes and decides again). No backoff of our own: the server names the
 // wait, and a pass that still fails leaves the rest to its requeue (shared/reconcile/reconcile.ts).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeApiError } from './kubeErrors.ts';
 
 /** One request's deadline: a Lambda pass must never hang on a stuck apiserver. */
@@ -20,7 +21,7 @@ export interface RetryOptions {
 }
 
 export async function withApiserverRetries<T>(isRead: boolean, attempt: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const wait = opts.sleep ?? ((ms: number) => sleep(ms));
   const maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   let readRetried = false;
   for (let n = 1; ; n += 1) {
@@ -30,7 +31,7 @@ export async function withApiserverRetries<T>(isRead: boolean, attempt: () => Pr
       if (!(err instanceof KubeApiError) || n >= MAX_ATTEMPTS) throw err;
       const waitMs = err.retryAfterSeconds === null ? null : err.retryAfterSeconds * 1000;
       if (waitMs !== null && waitMs <= maxWaitMs) {
-        await sleep(waitMs);
+        await wait(waitMs);
         continue;
       }
       if (waitMs === null && err.status === 0 && isRead && !readRetried) {

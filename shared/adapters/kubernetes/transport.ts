@@ -8,10 +8,11 @@
 // library (undici's fetch, also under its Watch): ~370 KB of every bundle and ~25 ms of a cold
 // start; watches are streamed GETs over this transport too (watcher.ts), so no function loads
 // undici (infra/bundling.ts, plugin undici-absent).
+import { text } from 'node:stream/consumers';
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '../../errors.ts';
+import { ConfigError, RolloutsError, TransientError } from '../../errors.ts';
 
 export type KubeMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -34,27 +35,28 @@ export interface KubeResponse {
   body: string;
 }
 
-/** An answer of 400 or more; kubeErrors.ts maps it to our named errors (its numeric `code`, its Status `body`). */
-export class KubeHttpError extends Error {
+/**
+ * An answer of 400 or more, as it came; kubeErrors.ts maps it to our named errors (its numeric
+ * `code`, its Status `body`), which say what running again can do about it.
+ */
+export class KubeHttpError extends RolloutsError {
   readonly code: number;
   readonly body: string;
   /** The Retry-After header, if the answer had one (429 from API Priority and Fairness, 503 …). */
   readonly retryAfter: string | undefined;
-  constructor(what: string, code: number, body: string, retryAfter: string | undefined) {
-    super(`${what}: HTTP ${code}`);
-    this.name = 'KubeHttpError';
+  constructor(what: string, code: number, body: string, retryAfter: string | undefined, options?: ErrorOptions) {
+    super(`${what}: HTTP ${code}`, options);
     this.code = code;
     this.body = body;
     this.retryAfter = retryAfter;
   }
 }
 
-/** No complete answer within the request's deadline: the exchange was abandoned (no status: kubeErrors.ts makes it transient). */
-export class RequestDeadlineError extends Error {
+/** No complete answer within the request's deadline: the exchange was abandoned (no status: kubeErrors.ts maps it to a KubeApiError). */
+export class RequestDeadlineError extends TransientError {
   readonly code = 'ETIMEDOUT';
-  constructor(what: string, ms: number) {
-    super(`${what}: no complete answer within ${ms} ms`);
-    this.name = 'RequestDeadlineError';
+  constructor(what: string, ms: number, options?: ErrorOptions) {
+    super(`${what}: no complete answer within ${ms} ms`, options);
   }
 }
 
@@ -119,16 +121,12 @@ export class KubeTransport {
         reject(err);
       };
       request.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', fail);
-        res.on('end', () => {
+        text(res).then((body) => {
           clearTimeout(deadline);
-          const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
-          if (status >= 400) reject(new KubeHttpError(what, status, text, retryAfterHeader(res)));
-          else resolve({ status, body: text });
-        });
+          if (status >= 400) reject(new KubeHttpError(what, status, body, retryAfterHeader(res)));
+          else resolve({ status, body });
+        }, fail);
       });
       request.on('error', fail);
       request.end(body);

@@ -4,6 +4,7 @@
 // compacted away) becomes GoneError, so the caller knows to relist instead of re-watching.
 // It behaves as client-node's Watch did (which needs undici, ~370 KB of a bundle): a watch that
 // receives no bytes for 30 s, or no answer within 30 s, is ended normally, to be re-watched.
+import { text } from 'node:stream/consumers';
 import { createInterface } from 'node:readline';
 import type { KubeObject } from '../../kube/types.ts';
 import type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../kube/watch.ts';
@@ -51,10 +52,10 @@ export async function watchPath(
   request.on('response', (res) => {
     const status = res.statusCode ?? 0;
     if (status !== 200) {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => finish(toKubeError(new KubeHttpError(what, status, Buffer.concat(chunks).toString('utf8'), retryAfterHeader(res)), what)));
-      res.on('error', (err) => finish(toKubeError(err, what)));
+      text(res).then(
+        (body) => finish(toKubeError(new KubeHttpError(what, status, body, retryAfterHeader(res)), what)),
+        (err: unknown) => finish(toKubeError(err, what)),
+      );
       return;
     }
     stillAlive();

@@ -139,8 +139,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const nodeCount = nonNegativeInteger('nodes', opts.nodes ?? DEFAULT_NODES);
   const podReadyDelayMs = nonNegativeInteger('podReadyDelayMs', opts.podReadyDelayMs ?? DEFAULT_POD_READY_DELAY_MS);
   const assets = locateAssets();
-  const started = Date.now();
-  const since = (): string => `${Date.now() - started} ms`;
+  const started = performance.now();
+  const since = (): string => `${Math.round(performance.now() - started)} ms`;
 
   const ownsDataDir = opts.dataDir === undefined;
   const persistent = !ownsDataDir && opts.persistent === true;
@@ -163,10 +163,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     // Clients first, then the apiserver, then its storage: nothing spends its grace period
     // retrying a dependency that is already gone.
     const tiers = [['kwok', 'kube-scheduler', 'kube-controller-manager', 'kruise-manager'], ['kube-apiserver'], ['etcd']];
-    const stopStarted = Date.now();
+    const stopStarted = performance.now();
     for (const tier of tiers) {
       await Promise.all(daemons.filter((daemon) => tier.includes(daemon.name)).map((daemon) => daemon.stop(STOP_GRACE_MS)));
-      log(`stopped ${tier.join(', ')} (${Date.now() - stopStarted} ms)`);
+      log(`stopped ${tier.join(', ')} (${Math.round(performance.now() - stopStarted)} ms)`);
     }
   };
 

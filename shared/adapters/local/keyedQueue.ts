@@ -5,18 +5,17 @@
 // A pending delayed run is never dropped by an ask "now" (a watch event, a command, a rerun asked
 // while the key ran): the key runs now AND the timer stays, so a wake-up scheduled for a timed
 // pause's end fires at its time whatever passes happen before it.
+import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
 import type { ReconcileQueue } from '../../reconcile/ports.ts';
+import type { RunAgain } from '../../reconcile/runAgain.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
 
-export interface QueueWorkResult {
-  /** Run the key again after this many seconds (pods moving, a wake-up), or null. */
-  requeueSeconds: number | null;
-  /** Why that run happens (passed to the worker then); default "requeue". */
-  reason?: string;
-}
+/** Runs one key; answers the runs it asks for next (shared/reconcile/runAgain.ts), each passed its reason then. */
+export type QueueWorker = (key: RolloutKey, reason: string) => Promise<readonly RunAgain[]>;
 
-export type QueueWorker = (key: RolloutKey, reason: string) => Promise<QueueWorkResult>;
+/** Longest delay setTimeout takes (about 24.8 days); a later run is left to the sweep. */
+const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 export interface KeyedQueueOptions {
   concurrency?: number;
@@ -26,6 +25,7 @@ export interface KeyedQueueOptions {
   onError?: (key: RolloutKey, err: unknown) => void;
   /** A delayed run was scheduled (or moved earlier) for `at`. */
   onScheduled?: (key: RolloutKey, at: Date, reason: string) => void;
+  clock?: Clock;
 }
 
 export class LocalKeyedQueue implements ReconcileQueue {
@@ -39,9 +39,11 @@ export class LocalKeyedQueue implements ReconcileQueue {
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
   private readonly concurrency: number;
+  private readonly clock: Clock;
 
   constructor(private readonly worker: QueueWorker, private readonly opts: KeyedQueueOptions = {}) {
     this.concurrency = opts.concurrency ?? 4;
+    this.clock = opts.clock ?? SYSTEM_CLOCK;
   }
 
   async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
@@ -50,7 +52,7 @@ export class LocalKeyedQueue implements ReconcileQueue {
     const reason = opts.reason ?? 'enqueue';
     const delayMs = Math.max(0, (opts.delaySeconds ?? 0) * 1000);
     if (delayMs > 0) {
-      const at = Date.now() + delayMs;
+      const at = this.clock.now().getTime() + delayMs;
       const existing = this.timers.get(id);
       if (existing && existing.at <= at) return; // an earlier run is already scheduled
       if (existing) clearTimeout(existing.timer);
@@ -107,28 +109,27 @@ export class LocalKeyedQueue implements ReconcileQueue {
   }
 
   private async run(id: string, key: RolloutKey, reason: string): Promise<void> {
-    let delaySeconds: number | null;
-    let again = 'requeue';
+    let asks: readonly RunAgain[];
     try {
-      const result = await this.worker(key, reason);
-      delaySeconds = result.requeueSeconds;
-      again = result.reason ?? again;
+      asks = await this.worker(key, reason);
       this.failures.delete(id);
     } catch (err) {
       this.opts.onError?.(key, err);
       const n = (this.failures.get(id) ?? 0) + 1;
       this.failures.set(id, n);
       const base = this.opts.retryDelayMs ?? 1000;
-      delaySeconds = Math.min(base * 2 ** (n - 1), this.opts.maxRetryDelayMs ?? 60_000) / 1000;
+      asks = [{ afterSeconds: Math.min(base * 2 ** (n - 1), this.opts.maxRetryDelayMs ?? 60_000) / 1000, reason: 'requeue' }];
     } finally {
       this.running.delete(id);
       this.active -= 1;
     }
     const rerun = this.rerun.get(id);
     this.rerun.delete(id);
-    // Both: the rerun now, and the run this pass asked for later (the rerun's own pass may ask
+    // Both: the rerun now, and the runs this pass asked for later (the rerun's own pass may ask
     // again; the earliest pending time is kept either way).
-    if (delaySeconds !== null) await this.enqueue(key, { delaySeconds: Math.max(delaySeconds, 0.001), reason: again });
+    for (const ask of asks) {
+      if (ask.afterSeconds <= MAX_TIMER_SECONDS) await this.enqueue(key, { delaySeconds: Math.max(ask.afterSeconds, 0.001), reason: ask.reason });
+    }
     if (rerun) await this.enqueue(rerun.key, { reason: rerun.reason });
     this.pump();
   }

@@ -50,4 +50,13 @@ function keyOf(v: Record<string, unknown>): RolloutKey | null {
   return { cluster, namespace, name };
 }
 
+/** What asked for a pass, for the log line that reports it. */
+export type Trigger = 'sweep' | 'watch' | 'api' | 'requeue';
 
+/** The trigger of a pass asked for by these messages: the first one's (events are watch notices). */
+export function triggerOf(triggers: readonly DecodedTrigger[]): Trigger {
+  const first = triggers[0];
+  if (!first || first.via === 'event') return 'watch';
+  if (first.reason === 'sweep' || first.reason === 'api' || first.reason === 'watch') return first.reason;
+  return 'requeue';
+}

@@ -8,7 +8,7 @@
 // due and resynced, is one message). Every other send has an id of its own: a command recorded
 // after the previous message was consumed needs a pass of its own (with a shared id, `rollouts
 // pause` then `rollouts resume` within a second lost the resume until the next resync; the
-// LocalStack wiring test showed it, tests/integration/wiring.test.ts).
+// LocalStack wiring test showed it, test/integration/wiring.test.ts).
 // No endpoint option: the SDK reads AWS_ENDPOINT_URL(_SQS) itself (emulators, LocalStack).
 import { createHash, randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -18,6 +18,7 @@ import type { Clock, ReconcileQueue } from '../../reconcile/ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { encodeReconcileMessage } from './messages.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
+import { SYSTEM_CLOCK } from '../../clock.ts';
 
 /** SQS refused some entries of a batch even after a retry. */
 export class QueueSendError extends RolloutsError {}
@@ -43,7 +44,7 @@ export class SqsReconcileQueue implements ReconcileQueue {
   private readonly meter: Meter;
 
   constructor(private readonly opts: SqsReconcileQueueOptions) {
-    this.clock = opts.clock ?? { now: () => new Date() };
+    this.clock = opts.clock ?? SYSTEM_CLOCK;
     this.meter = opts.meter ?? NO_METER;
   }
 

@@ -55,7 +55,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     const [{ startLocalMode }, { resolveDataDir }, { renderBanner }, { DEFAULT_SANDBOX_POD_READY_MS }] = await Promise.all([
       import('../../local/localMode.ts'), import('../../local/dataDir.ts'), import('../../local/banner.ts'), import('../../local/sandbox.ts'),
     ]);
-    const started = Date.now();
+    const started = performance.now();
     let local;
     try {
       local = await startLocalMode({
@@ -84,16 +84,16 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
       endpoint: local.endpoint, paths: local.paths, cluster: local.cluster, principal: local.principal,
       podReadyDelayMs: local.cluster.kind === 'sandbox' ? (podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS) : null,
       sweepSeconds: local.sweepIntervalMs / 1000, resyncSeconds: local.resyncPeriodMs / 1000, watched: local.watched,
-      startupMs: Date.now() - started, cwd: rt.cwd,
+      startupMs: Math.round(performance.now() - started), cwd: rt.cwd,
     })}\n`);
     if (!stopRequested.signal.aborted) await new Promise((resolve) => stopRequested.signal.addEventListener('abort', resolve, { once: true }));
-    const stopping = Date.now();
+    const stopping = performance.now();
     try {
       await local.stop();
     } catch (err) {
       throw new CliExit(EXIT.failed, `error: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    log(`stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
+    log(`stopped in ${((performance.now() - stopping) / 1000).toFixed(1)} s`);
   } finally {
     for (const s of SIGNALS) process.off(s, onSignal);
   }

@@ -1,10 +1,12 @@
 // The page's calls to the dashboard server (same origin). Commands carry the dashboard's header,
 // which a page of another site could not send without a CORS preflight (server.ts).
 import type { ListResponse, CommandResponse } from '../../api/types.ts';
+import { RolloutsError } from '../../errors.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { DASHBOARD_HEADER, type DashboardConfig, type DashboardVerb, type RolloutDetail } from '../types.ts';
 
-export class RequestFailed extends Error {}
+/** A call to the dashboard server that failed: the server is gone, or it answered an error. */
+export class RequestFailed extends RolloutsError {}
 
 async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
   let res: Response;

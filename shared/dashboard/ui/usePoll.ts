@@ -1,5 +1,6 @@
 // Poll a loader every `ms` while the page shows it; `refresh()` polls at once (after a command).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { SYSTEM_CLOCK } from '../../clock.ts';
 
 export interface Polled<T> {
   data: T | null;
@@ -37,9 +38,9 @@ export function usePoll<T>(load: () => Promise<T>, ms: number, deps: unknown[]):
 
 /** The current time, re-rendered every second (countdowns, ages). */
 export function useNow(): Date {
-  const [now, setNow] = useState(() => new Date());
+  const [now, setNow] = useState(() => SYSTEM_CLOCK.now());
   useEffect(() => {
-    const t = setInterval(() => setNow(new Date()), 1000);
+    const t = setInterval(() => setNow(SYSTEM_CLOCK.now()), 1000);
     return () => clearInterval(t);
   }, []);
   return now;

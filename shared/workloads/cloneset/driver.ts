@@ -11,8 +11,8 @@ import { cloneSetView } from './view.ts';
 import { cloneSetWrites } from './writes.ts';
 
 /** One GET and two LISTs by the CloneSet's selector: its ControllerRevisions and its pods. */
-async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation> {
-  const none: Observation = { namespace, ref, workload: null, children: [], pods: [], ...(now ? { now } : {}) };
+async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now: Date): Promise<Observation> {
+  const none: Observation = { namespace, ref, workload: null, children: [], pods: [], now };
   const workload = await cluster.get({ apiVersion: CLONESET_API_VERSION, kind: 'CloneSet', namespace, name: ref.name });
   if (!workload) return none;
   const selector = selectorString(spec(workload).selector);

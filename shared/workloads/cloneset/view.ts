@@ -27,7 +27,7 @@ export function cloneSetView(obs: Observation): WorkloadView {
   const revisions = ownedRevisions(cs, obs.children);
   const observed = isObserved(cs);
   const template = templateRevision(cs, revisions, observed);
-  const now = obs.now ?? new Date();
+  const now = obs.now;
   const minReady = num(spec(cs).minReadySeconds);
   const pods = controlledPods(cs, obs.pods).filter((p) => !isTerminating(p));
   const revisionOf = podRevisionIn(revisions.map((cr) => cr.metadata.name));

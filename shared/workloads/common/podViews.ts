@@ -7,7 +7,8 @@ import { isRecord } from '../../json.ts';
 import type { RevisionMembers } from '../driver.ts';
 import { spec, status } from './objects.ts';
 import { IN_PLACE_UPDATE_READY, inPlaceUpdating } from './pods.ts';
-import { isPodReady, isTerminating } from './revisions.ts';
+import { isPodReady } from './pods.ts';
+import { isTerminating } from './revisions.ts';
 
 export function podViews(members: readonly RevisionMembers[]): PodView[] {
   return members.flatMap((m) => m.pods.filter((p) => !isTerminating(p)).map((p) => podView(p, m.id)));

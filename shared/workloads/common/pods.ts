@@ -5,11 +5,20 @@ import type { KubeObject } from '../../kube/types.ts';
 import { isRecord } from '../../json.ts';
 import { status } from './objects.ts';
 
+/** The pod's Ready condition (PodReady), if it reports one. */
+function readyCondition(pod: KubeObject): Record<string, unknown> | undefined {
+  const conditions = status(pod).conditions;
+  return Array.isArray(conditions) ? conditions.find((c): c is Record<string, unknown> => isRecord(c) && c.type === 'Ready') : undefined;
+}
+
+/** PodReady is True. */
+export function isPodReady(pod: KubeObject): boolean {
+  return readyCondition(pod)?.status === 'True';
+}
+
 /** When the pod last became Ready (epoch ms), or null when it is not Ready now. */
 export function readySince(pod: KubeObject): number | null {
-  const conditions = status(pod).conditions;
-  if (!Array.isArray(conditions)) return null;
-  const ready = conditions.find((c): c is Record<string, unknown> => isRecord(c) && c.type === 'Ready');
+  const ready = readyCondition(pod);
   if (ready?.status !== 'True') return null;
   const at = typeof ready.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : Number.NaN;
   // A Ready pod without a transition time counts as Ready since forever, as the controller treats it.

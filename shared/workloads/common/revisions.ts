@@ -6,7 +6,7 @@ import type { RevisionView, WorkloadView } from '../../rollout/types.ts';
 import type { RevisionMembers } from '../driver.ts';
 import { isRecord } from '../../json.ts';
 import { images, isControlledBy, num, spec, status } from './objects.ts';
-import { isAvailable } from './pods.ts';
+import { isAvailable, isPodReady } from './pods.ts';
 
 /** Pod (and ControllerRevision) label naming the revision: a StatefulSet/CloneSet revision's name, a DaemonSet's hash. */
 export const REVISION_LABEL = 'controller-revision-hash';
@@ -48,12 +48,6 @@ export function podRevisionLabel(pod: KubeObject): string {
 
 export function isTerminating(pod: KubeObject): boolean {
   return pod.metadata.deletionTimestamp !== undefined;
-}
-
-/** PodReady is True. */
-export function isPodReady(pod: KubeObject): boolean {
-  const conditions = status(pod).conditions;
-  return Array.isArray(conditions) && conditions.some((c) => isRecord(c) && c.type === 'Ready' && c.status === 'True');
 }
 
 /** The controller has observed the latest spec: its status describes it. */

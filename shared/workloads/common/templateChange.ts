@@ -3,7 +3,7 @@
 // change). The apiserver refuses strategic merge patches for custom resources (the Kruise kinds),
 // so an image change there is a JSON patch that replaces each named container's image at its index,
 // each replace preceded by a test that the index still holds that container; a templatePatch (a
-// strategic merge patch by definition) cannot be sent to them (WorkloadDriver.templatePatches).
+// strategic merge patch by definition) cannot be sent to them (the API refuses it: shared/api/commandRoutes.ts).
 import { isBuiltInApiVersion } from '../../kube/apiVersions.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { TemplateChange } from '../../rollout/types.ts';

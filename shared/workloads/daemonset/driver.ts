@@ -16,8 +16,8 @@ import { daemonSetView } from './view.ts';
 import { daemonSetWrites } from './writes.ts';
 
 function observeWith(flavor: DaemonSetFlavor) {
-  return async (cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation> => {
-    const none: Observation = { namespace, ref, workload: null, children: [], pods: [], ...(now ? { now } : {}) };
+  return async (cluster: ClusterClient, namespace: string, ref: WorkloadRef, now: Date): Promise<Observation> => {
+    const none: Observation = { namespace, ref, workload: null, children: [], pods: [], now };
     const workload = await cluster.get({ apiVersion: flavor.apiVersion, kind: 'DaemonSet', namespace, name: ref.name });
     if (!workload) return none;
     const selector = selectorString(spec(workload).selector);

@@ -32,7 +32,7 @@ export function daemonSetView(obs: Observation, flavor: DaemonSetFlavor): Worklo
   const revisions = ownedRevisions(ds, obs.children);
   const observed = isObserved(ds);
   const template = templateHash(ds, revisions, flavor);
-  const now = obs.now ?? new Date();
+  const now = obs.now;
   const minReady = num(spec(ds).minReadySeconds);
   const pods = controlledPods(ds, obs.pods).filter((p) => !isTerminating(p));
   const partitioned = flavor.holdsBy === 'partition' && strategyType(ds) === 'RollingUpdate';

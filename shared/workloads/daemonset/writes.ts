@@ -116,7 +116,7 @@ function strategyPatch(ds: KubeObject, intent: Intent): KubeWrite | null {
 function deleteOldPods(obs: Observation, ds: KubeObject, view: WorkloadView, flavor: DaemonSetFlavor, target: string, desired: number): KubeWrite[] {
   return batchDeletions({
     pods: controlledPods(ds, obs.pods), order: view.toReplace, revisionOf: podRevision, target, desired,
-    total: desiredNumberScheduled(ds), minReadySeconds: num(spec(ds).minReadySeconds), now: obs.now ?? new Date(), maxUnavailable: view.maxUnavailable,
+    total: desiredNumberScheduled(ds), minReadySeconds: num(spec(ds).minReadySeconds), now: obs.now, maxUnavailable: view.maxUnavailable,
     reason: (p) => `delete ${p.metadata.name} on node ${nodeOf(p) || '?'} (revision ${podRevision(p) || 'unknown'}) so the ${flavor.title} recreates it at ${target}`,
   });
 }

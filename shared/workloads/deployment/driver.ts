@@ -23,8 +23,8 @@ import { deploymentWatches } from './watches.ts';
  * release has pods that are not Ready (to name what blocks them, podsNotReady), and the name
  * of a ReplicaSet the Partition strategy is about to create is read once, to catch a collision.
  */
-async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date, opts: ObserveOptions = {}): Promise<Observation> {
-  const base: Observation = { namespace, ref, workload: null, children: [], pods: [], ...(now ? { now } : {}) };
+async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadRef, now: Date, opts: ObserveOptions = {}): Promise<Observation> {
+  const base: Observation = { namespace, ref, workload: null, children: [], pods: [], now };
   const workload = await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: ref.name });
   if (!workload) return base;
   const selector = selectorString(spec(workload).selector);
@@ -35,7 +35,7 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
     wantPods ? cluster.list('v1', 'Pod', namespace, selector) : Promise.resolve([]),
   ]);
   const obs: Observation = { ...base, workload, children, pods };
-  if (!wantPods && selector !== '' && podsNotReady(workload, children)) obs.pods = await cluster.list('v1', 'Pod', namespace, selector);
+  if (!wantPods && selector !== '' && podsNotReady(obs)) obs.pods = await cluster.list('v1', 'Pod', namespace, selector);
   const pending = pendingReplicaSetName(obs, originals.state === 'absent');
   if (pending !== null) {
     const holder = await cluster.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: pending });
@@ -50,8 +50,9 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
  * ReplicaSets) and a ReplicaSet reports pods that are not Ready: a Deployment at rest, or a batch
  * whose pods are all Ready, reads no more than before.
  */
-function podsNotReady(d: KubeObject, children: KubeObject[]): boolean {
-  const owned = ownedReplicaSets({ namespace: '', ref: { apiVersion: 'apps/v1', kind: 'Deployment', name: d.metadata.name }, workload: d, children, pods: [] });
+function podsNotReady(obs: Observation): boolean {
+  const d = obs.workload as KubeObject;
+  const owned = ownedReplicaSets(obs);
   const active = owned.filter((rs) => num(spec(rs).replicas, 1) > 0);
   const releasing = spec(d).paused !== true || strategyInFlight(d) !== null || active.length > 1;
   return releasing && owned.some((rs) => num(status(rs).replicas) > num(status(rs).readyReplicas) || num(spec(rs).replicas, 1) > num(status(rs).replicas));

@@ -5,7 +5,6 @@
 // say a release is in flight even when our STATE is lost, and they are what every hand-back restores.
 // A missing or malformed one is a broken contract (Degraded), never a silent fall-back to defaults.
 import type { KubeObject } from '../../kube/types.ts';
-import { isRecord } from '../../json.ts';
 import { spec } from '../common/objects.ts';
 import type { IntOrPercent } from '../../rollout/types.ts';
 import { INFLATED_MIN_READY_SECONDS, INFLATED_PROGRESS_DEADLINE_SECONDS, MAX_INT32, strategyOf } from './deploymentObjects.ts';
@@ -135,7 +134,3 @@ function intOrPercent(raw: string): IntOrPercent | undefined {
   return undefined;
 }
 
-/** For callers holding an annotation map only (tests, the invariant watcher). */
-export function hasOriginals(annotations: unknown): boolean {
-  return isRecord(annotations) && ORIGINAL_ANNOTATIONS.some((a) => annotations[a] !== undefined);
-}

@@ -115,7 +115,7 @@ interface AvailabilityRule {
 }
 
 function availabilityRule(obs: Observation, originals: OriginalsRead): AvailabilityRule {
-  const now = obs.now ?? new Date();
+  const now = obs.now;
   if (originals.state !== 'ok') return { pods: null, minReadySeconds: 0, now, readyIsAvailable: false };
   const minReadySeconds = originals.originals.minReadySeconds ?? 0;
   // observe lists pods exactly when this needs them (driver.ts): a non-zero original minReadySeconds.

@@ -16,8 +16,8 @@ import { statefulSetWrites } from './writes.ts';
 
 /** One GET and two LISTs by the set's selector: its ControllerRevisions (revisions) and pods (counts). */
 function observeWith(flavor: StatefulSetFlavor) {
-  return async (cluster: ClusterClient, namespace: string, ref: WorkloadRef, now?: Date): Promise<Observation> => {
-    const none: Observation = { namespace, ref, workload: null, children: [], pods: [], ...(now ? { now } : {}) };
+  return async (cluster: ClusterClient, namespace: string, ref: WorkloadRef, now: Date): Promise<Observation> => {
+    const none: Observation = { namespace, ref, workload: null, children: [], pods: [], now };
     if (ref.apiVersion !== flavor.apiVersion) return none; // the view says why
     const workload = await cluster.get({ apiVersion: flavor.apiVersion, kind: 'StatefulSet', namespace, name: ref.name });
     if (!workload) return none;

@@ -7,7 +7,8 @@ import { rollingUpdateOf, rollingUpdatePartition } from '../common/partition.ts'
 import { podRevisionLabel } from '../common/revisions.ts';
 
 export { BATCH_PARTITION, ORIGINAL_PARTITION } from '../common/partition.ts';
-export { isObserved, isPodReady, isTerminating, ownedRevisions, REVISION_LABEL, revisionNumberOf, storedTemplate } from '../common/revisions.ts';
+export { isPodReady } from '../common/pods.ts';
+export { isObserved, isTerminating, ownedRevisions, REVISION_LABEL, revisionNumberOf, storedTemplate } from '../common/revisions.ts';
 
 /**
  * The hold: Kruise's MaxInt16 rather than spec.replicas, so pods a scale-up adds while held are

@@ -35,7 +35,7 @@ export function statefulSetView(obs: Observation, flavor: StatefulSetFlavor = NA
   const revisions = ownedRevisions(set, obs.children);
   const observed = isObserved(set);
   const template = templateRevision(set, revisions, observed);
-  const now = obs.now ?? new Date();
+  const now = obs.now;
   const minReady = flavor.minReadySeconds(set);
   const pods = ownedPods(set, obs.pods).filter((p) => !isTerminating(p));
   const onDelete = updateStrategyType(set) === 'OnDelete';

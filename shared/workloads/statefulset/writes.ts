@@ -42,7 +42,7 @@ export function statefulSetWrites(obs: Observation, actions: Action[], view?: Wo
     describePartition(set, STATEFULSET_PARTITION, plan, `pods from ordinal ${String(plan.want.partition)} up move to ${updateRevisionOf(set)}`));
   const deletions = plan.batch === null ? [] : strayDeletions({
     set, pods: obs.pods, partition: Number(plan.want.partition), target: plan.batch.target, distribution: plan.batch.action.distribution, maxUnavailable: v.maxUnavailable,
-    minReadySeconds: flavor.minReadySeconds(set), now: obs.now ?? new Date(),
+    minReadySeconds: flavor.minReadySeconds(set), now: obs.now,
   });
   return [...(patch ? [patch] : []), ...deletions, ...plan.templateWrites];
 }
@@ -79,7 +79,7 @@ function onDeleteWrites(
 function deleteOldPods(obs: Observation, set: KubeObject, view: WorkloadView, flavor: StatefulSetFlavor, target: string, desired: number): KubeWrite[] {
   return batchDeletions({
     pods: ownedPods(set, obs.pods), order: view.toReplace, revisionOf: podRevision, target, desired,
-    total: replicasOf(set), minReadySeconds: flavor.minReadySeconds(set), now: obs.now ?? new Date(), maxUnavailable: view.maxUnavailable,
+    total: replicasOf(set), minReadySeconds: flavor.minReadySeconds(set), now: obs.now, maxUnavailable: view.maxUnavailable,
     reason: (p) => `delete ${p.metadata.name} (revision ${podRevision(p) || 'unknown'}; OnDelete) so the ${flavor.title} recreates it at ${target}`,
   });
 }

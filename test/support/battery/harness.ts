@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
 import type { ApiDeps } from '../../../shared/api/types.ts';
-import { SUPPORTED_KINDS } from '../../../shared/app/coreDeps.ts';
+import { SUPPORTED_KINDS } from '../../../shared/workloads/registry.ts';
 import { startLocalApiServer, type LocalApiServer } from '../../../shared/local/httpServer.ts';
 import type { ReconcileQueue } from '../../../shared/reconcile/ports.ts';
 import { reconcile } from '../../../shared/reconcile/reconcile.ts';
@@ -60,7 +60,7 @@ export class Battery {
     const runs: string[] = [];
     // Local mode's queue; its worker does nothing (the fixtures are reconciled by hand). Every ask
     // for a reconcile is counted as it is made.
-    const queue = new LocalKeyedQueue(async () => ({ requeueSeconds: null }));
+    const queue = new LocalKeyedQueue(async () => []);
     const counted: ReconcileQueue = {
       enqueue: (key, opts) => {
         runs.push(`${key.cluster}/${key.namespace}/${key.name}`);
@@ -193,7 +193,7 @@ export class Battery {
   async reconcileUntil(name: string, done: (s: ReleaseState) => boolean, what: string): Promise<void> {
     const key = this.key(name);
     await waitFor(async () => {
-      const r = await reconcile(key, 'test', this.engine.deps());
+      const r = await reconcile(key, this.engine.deps());
       const s = (await this.engine.store.load(key)).state.state;
       if (done(s)) return true;
       await new Promise((resolve) => setTimeout(resolve, Math.min(500, (r.requeueSeconds ?? 0.3) * 1000)));

@@ -1,16 +1,22 @@
-// PutEvents partial failures: only the failed entries are sent again, permanent failures stop at
-// once. The client is a scripted stand-in (the emulator never answers with partial failures).
+// PutEvents partial failures: only the failed entries are sent again, on the client's own retry
+// strategy (its attempts), permanent failures stop at once. The client is a scripted stand-in (the
+// emulator never answers with partial failures) with the SDK's retry strategy at zero backoff.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EventBridgeClient, PutEventsCommand, PutEventsRequestEntry, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
-import { EventPublishError, putEventsReliably } from '../../../shared/adapters/eventbridge/putEvents.ts';
+import type { PutEventsCommand, PutEventsRequestEntry, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { EventPublishError, putEventsReliably, type EventBridgeSender } from '../../../shared/adapters/eventbridge/putEvents.ts';
 import { Meter } from '../../../shared/reconcile/meter.ts';
 
 type Answer = (entries: PutEventsRequestEntry[]) => PutEventsResultEntry[];
 
-function client(answers: Answer[]): { client: EventBridgeClient; sent: string[][] } {
+/** The SDK's strategy as a client configured with 4 attempts has it, without the waits. */
+const FOUR_ATTEMPTS = async () => new ConfiguredRetryStrategy(4, 0);
+
+function client(answers: Answer[]): { client: EventBridgeSender; sent: string[][] } {
   const sent: string[][] = [];
   const fake = {
+    config: { retryStrategy: FOUR_ATTEMPTS },
     send: async (command: PutEventsCommand) => {
       const entries = command.input.Entries ?? [];
       sent.push(entries.map((e) => e.DetailType ?? ''));
@@ -19,11 +25,11 @@ function client(answers: Answer[]): { client: EventBridgeClient; sent: string[][
       return { FailedEntryCount: results.filter((r) => r.ErrorCode).length, Entries: results };
     },
   };
-  return { client: fake as unknown as EventBridgeClient, sent };
+  return { client: fake as unknown as EventBridgeSender, sent };
 }
 
 const entries = (n: number): PutEventsRequestEntry[] => Array.from({ length: n }, (_, i) => ({ DetailType: `e${i}`, Source: 's', Detail: '{}' }));
-const opts = () => ({ meter: new Meter(), backoffMs: () => 0 });
+const opts = () => ({ meter: new Meter() });
 
 describe('putEventsReliably', () => {
   test('sends in chunks of ten', async () => {

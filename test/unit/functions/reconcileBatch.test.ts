@@ -5,7 +5,8 @@ import type { WakeScheduler } from '../../../shared/adapters/scheduler/wakeSched
 import { encodeReconcileMessage } from '../../../shared/adapters/sqs/messages.ts';
 import { reconcileBatch, type BatchRecord, type ReconcileBatchDeps } from '../../../shared/app/reconcileBatch.ts';
 import { Meter } from '../../../shared/reconcile/meter.ts';
-import type { ReconcileResult, Trigger } from '../../../shared/reconcile/reconcile.ts';
+import type { Trigger } from '../../../shared/adapters/sqs/messages.ts';
+import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
 import { ManualClock, T0 } from '../../support/stateStoreFixtures.ts';

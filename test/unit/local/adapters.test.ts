@@ -2,10 +2,12 @@
 // runs again at the next wake-up, and where local mode keeps its files.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextRun, printingPublisher, queueWatchSink, wakeDelaySeconds } from '../../../shared/local/adapters.ts';
+import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
+import { printingPublisher, queueWatchSink } from '../../../shared/local/adapters.ts';
 import { nextTag, renderBanner } from '../../../shared/local/banner.ts';
 import { dataDirPaths, resolveDataDir } from '../../../shared/local/dataDir.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
+import { runsAskedFor } from '../../../shared/reconcile/runAgain.ts';
 import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -25,14 +27,28 @@ describe('local adapters', () => {
     assert.deepEqual(queue.sent.map((s) => [`${s.key.namespace}/${s.key.name}`, s.reason]), [['default/web', 'watch'], ['shop/api', 'watch']]);
   });
 
-  test('every pass with a wake-up, changed or not, runs again at it: the sooner of the wake-up and "again in n s"', () => {
-    assert.equal(wakeDelaySeconds(result({ wakeAt: '2030-01-01T00:01:00.250Z' }), clock), 60.25);
-    assert.equal(wakeDelaySeconds(result({ wakeAt: '2029-12-31T23:59:00Z' }), clock), 0);
-    assert.equal(wakeDelaySeconds(result({ outcome: 'noop', wakeAt: '2030-01-01T00:01:00Z' }), clock), 60, 'a no-op pass keeps the wake-up alive');
-    assert.equal(wakeDelaySeconds(result({ wakeAt: '2031-01-01T00:00:00Z' }), clock), null, 'beyond a timer: the sweep finds it');
-    assert.deepEqual(nextRun(result({ requeueSeconds: 5, wakeAt: '2030-01-01T00:00:02Z' }), clock), { requeueSeconds: 2, reason: 'wake' });
-    assert.deepEqual(nextRun(result({ requeueSeconds: 1, wakeAt: '2030-01-01T00:00:02Z' }), clock), { requeueSeconds: 1, reason: 'requeue' });
-    assert.deepEqual(nextRun(result({}), clock), { requeueSeconds: null, reason: 'requeue' });
+  test('every pass with a wake-up, changed or not, runs again at it: the sooner of the wake-up and "again in n s" first', async () => {
+    const now = clock.now();
+    assert.deepEqual(runsAskedFor(result({ wakeAt: '2030-01-01T00:01:00.250Z' }), now), [{ afterSeconds: 60.25, reason: 'wake' }]);
+    assert.deepEqual(runsAskedFor(result({ wakeAt: '2029-12-31T23:59:00Z' }), now), [{ afterSeconds: 0, reason: 'wake' }]);
+    assert.deepEqual(runsAskedFor(result({ outcome: 'noop', wakeAt: '2030-01-01T00:01:00Z' }), now), [{ afterSeconds: 60, reason: 'wake' }], 'a no-op pass keeps the wake-up alive');
+    assert.deepEqual(runsAskedFor(result({ requeueSeconds: 5, wakeAt: '2030-01-01T00:00:02Z' }), now)[0], { afterSeconds: 2, reason: 'wake' });
+    assert.deepEqual(runsAskedFor(result({ requeueSeconds: 1, wakeAt: '2030-01-01T00:00:02Z' }), now)[0], { afterSeconds: 1, reason: 'requeue' });
+    assert.deepEqual(runsAskedFor(result({}), now), []);
+    // Beyond a timer: local mode's queue leaves it to the sweep.
+    const scheduled: string[] = [];
+    let anyScheduled = (): void => {};
+    const scheduledOnce = new Promise<void>((resolve) => (anyScheduled = resolve));
+    const queue = new LocalKeyedQueue(async () => runsAskedFor(result({ wakeAt: '2031-01-01T00:00:00Z' }), now), {
+      onScheduled: (_k, _at, reason) => {
+        scheduled.push(reason);
+        anyScheduled();
+      },
+    });
+    await queue.enqueue({ cluster: 'local', namespace: 'default', name: 'web' });
+    await Promise.race([queue.idle(), scheduledOnce]);
+    await queue.stop();
+    assert.deepEqual(scheduled, [], 'beyond a timer: the sweep finds it');
   });
 
   test('transitions are printed one line each', async () => {
@@ -75,7 +91,7 @@ describe('data directory and banner', () => {
 describe('local mode runs what the deployed stack runs', () => {
   test('it has a driver for every workload kind the API accepts', async () => {
     const { LOCAL_DRIVERS } = await import('../../../shared/local/localMode.ts');
-    const { SUPPORTED_KINDS } = await import('../../../shared/app/coreDeps.ts');
+    const { SUPPORTED_KINDS } = await import('../../../shared/workloads/registry.ts');
     assert.deepEqual(SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]), []);
   });
 });

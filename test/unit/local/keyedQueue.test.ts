@@ -23,7 +23,7 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
       maxConcurrent = Math.max(maxConcurrent, concurrent);
       if (runs === 1) await gate.promise;
       concurrent -= 1;
-      return { requeueSeconds: null };
+      return [];
     });
     await q.enqueue(key('a'));
     await q.enqueue(key('a'));
@@ -40,7 +40,7 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     const q = new LocalKeyedQueue(async (k) => {
       if (k.name === 'blocker') await gate.promise;
       seen.push(k.name);
-      return { requeueSeconds: null };
+      return [];
     }, { concurrency: 1 });
     await q.enqueue(key('blocker'));
     for (let i = 0; i < 5; i += 1) await q.enqueue(key('b'));
@@ -58,7 +58,7 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
       maxConcurrent = Math.max(maxConcurrent, concurrent);
       await gate.promise;
       concurrent -= 1;
-      return { requeueSeconds: null };
+      return [];
     }, { concurrency: 3 });
     for (const n of ['a', 'b', 'c', 'd']) await q.enqueue(key(n));
     await new Promise((r) => setImmediate(r));
@@ -72,9 +72,9 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     const errors: unknown[] = [];
     const q = new LocalKeyedQueue(async (k, reason) => {
       runs.push(`${k.name}:${reason}`);
-      if (k.name === 'moving' && runs.filter((r) => r.startsWith('moving')).length === 1) return { requeueSeconds: 0.02 };
+      if (k.name === 'moving' && runs.filter((r) => r.startsWith('moving')).length === 1) return [{ afterSeconds: 0.02, reason: 'requeue' }];
       if (k.name === 'broken' && runs.filter((r) => r.startsWith('broken')).length === 1) throw new Error('boom');
-      return { requeueSeconds: null };
+      return [];
     }, { retryDelayMs: 10, onError: (_k, e) => errors.push(e) });
     await q.enqueue(key('moving'), { reason: 'api' });
     await q.enqueue(key('broken'), { reason: 'api' });
@@ -87,7 +87,7 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     let runs = 0;
     const q = new LocalKeyedQueue(async () => {
       runs += 1;
-      return { requeueSeconds: null };
+      return [];
     });
     await q.enqueue(key('a'), { delaySeconds: 0.05 });
     await q.enqueue(key('a'), { delaySeconds: 0.01 });
@@ -105,9 +105,9 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
       runs.push({ reason, at: Date.now() - t0 });
       if (runs.length === 1) {
         await gate.promise;
-        return { requeueSeconds: 0.15, reason: 'wake' }; // a timed pause ends in 150 ms
+        return [{ afterSeconds: 0.15, reason: 'wake' }]; // a timed pause ends in 150 ms
       }
-      return { requeueSeconds: null };
+      return [];
     }, { onScheduled: (_k, _at, reason) => scheduled.push(reason) });
     await q.enqueue(key('a'), { reason: 'api' });
     await new Promise((r) => setImmediate(r));
@@ -123,7 +123,7 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     const runs: string[] = [];
     const q = new LocalKeyedQueue(async (_k, reason) => {
       runs.push(reason);
-      return { requeueSeconds: null };
+      return [];
     });
     await q.enqueue(key('a'), { delaySeconds: 0.05, reason: 'wake' });
     await q.enqueue(key('a'), { reason: 'watch' });
@@ -137,7 +137,7 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     const q = new LocalKeyedQueue(async () => {
       await gate.promise;
       finished = true;
-      return { requeueSeconds: 5 };
+      return [{ afterSeconds: 5, reason: 'requeue' }];
     });
     await q.enqueue(key('a'));
     await new Promise((r) => setImmediate(r));

@@ -49,7 +49,7 @@ export class Pipeline {
   }
 
   reconcile(extra: Partial<ReconcileDeps> = {}): Promise<ReconcileResult> {
-    return reconcile(KEY, 'test', this.deps(extra));
+    return reconcile(KEY, this.deps(extra));
   }
 
   command(body: CommandBody): Promise<'recorded' | 'duplicate'> {

@@ -58,7 +58,7 @@ describe('the Deployment driver reads pods to name blockers only when a release 
     const cluster = new MemoryCluster();
     cluster.put(d);
     for (const c of children) cluster.put(labelled(c));
-    await deploymentDriver.observe(cluster, 'ns', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
+    await deploymentDriver.observe(cluster, 'ns', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, new Date());
     return cluster.requests.map((r) => `${r.verb} ${r.target.split(' ')[0]}`);
   }
 
@@ -74,7 +74,7 @@ describe('the Deployment driver reads pods to name blockers only when a release 
     cluster.put(labelled(replicaSet('web-1', 'web:v1', { replicas: 9 })));
     const rs2 = cluster.put(labelled(replicaSet('web-2', 'web:v2', { replicas: 1, available: 0, revision: 2 })));
     cluster.put({ ...pod('web-2-a', { phase: 'Pending', conditions: [scheduled], containerStatuses: [{ name: 'app', state: { waiting: { reason: 'ErrImagePull', message: 'not found' } } }] }), metadata: { name: 'web-2-a', namespace: 'ns', labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-2', uid: rs2.metadata.uid as string, controller: true }] } });
-    const obs = await deploymentDriver.observe(cluster, 'ns', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
+    const obs = await deploymentDriver.observe(cluster, 'ns', { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, new Date());
     assert.deepEqual(cluster.requests.map((r) => r.verb), ['get', 'list', 'list']);
     const blockers = deploymentDriver.view(obs).blockers ?? [];
     assert.deepEqual(blockers.map((b) => [b.object, b.reason, b.revision]), [['pod/web-2-a', 'ErrImagePull', V2]]);

@@ -36,7 +36,7 @@ export function replicaSet(name: string, image: string, r: { replicas: number; a
 }
 
 export function observation(workload: KubeObject | null, children: KubeObject[]): Observation {
-  return { namespace: 'ns', ref: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, workload, children, pods: [] };
+  return { namespace: 'ns', ref: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, workload, children, pods: [], now: new Date() };
 }
 
 export const V1 = revisionId(template('web:v1'));

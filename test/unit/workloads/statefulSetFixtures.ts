@@ -91,7 +91,7 @@ export function pods(...revisions: string[]): KubeObject[] {
 }
 
 export function observation(set: KubeObject | null, children: KubeObject[] = [revision(V1, 1), revision(V2, 2)], podList: KubeObject[] = []): Observation {
-  return { namespace: 'ns', ref: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' }, workload: set, children, pods: podList };
+  return { namespace: 'ns', ref: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' }, workload: set, children, pods: podList, now: new Date() };
 }
 
 export const STS_REF = { apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: 'ns', name: 'web' };

@@ -4,6 +4,7 @@
 // ../shared/reference/kruise-workloads.md: every CRD and both webhook configurations are installed
 // first (it exits without them), then the manager writes its self-signed certificates and points
 // each webhook's clientConfig at https://127.0.0.1:<port>.
+import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
@@ -92,13 +93,13 @@ async function installManifests(admin: KubeConfig, adminKubeconfig: string, asse
   const extensions = admin.makeApiClient(ApiextensionsV1Api);
   const names = fs.readdirSync(assets.crdsDir).filter((file) => file.endsWith('.yaml'))
     .flatMap((file) => readDocuments(path.join(assets.crdsDir, file)).map((crd) => crd.metadata?.name as string));
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   await Promise.all(names.map(async (name) => {
     for (;;) {
       const current = await extensions.readCustomResourceDefinition({ name });
       if (current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-      if (Date.now() > deadline) throw new ControlPlaneError('kube-apiserver', `CRD ${name} not Established after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (performance.now() > deadline) throw new ControlPlaneError('kube-apiserver', `CRD ${name} not Established after ${timeoutMs} ms`);
+      await sleep(100);
     }
   }));
   // The webhook configurations and the in-cluster Service they name (never used: the manager

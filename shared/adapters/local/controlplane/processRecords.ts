@@ -3,6 +3,7 @@
 // own records, never by a name. A recorded group is only signalled through processes that are
 // still in it AND whose command line names this data directory, so a group id reused by some
 // other process since is never touched. Linux (/proc); elsewhere nothing is found.
+import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -80,9 +81,9 @@ export async function stopLeftovers(dataDir: string, graceMs = 5_000): Promise<L
     }
   };
   signalGroups('SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (liveRecordedProcesses(dataDir, records).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const deadline = performance.now() + graceMs;
+  while (liveRecordedProcesses(dataDir, records).length > 0 && performance.now() < deadline) await sleep(100);
   signalGroups('SIGKILL');
-  while (liveRecordedProcesses(dataDir, records).length > 0 && Date.now() < deadline + 2_000) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (liveRecordedProcesses(dataDir, records).length > 0 && performance.now() < deadline + 2_000) await sleep(50);
   return found;
 }

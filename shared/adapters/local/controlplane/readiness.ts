@@ -1,4 +1,6 @@
 // Polling a component until it is ready, failing fast (with its log tail) if it dies meanwhile.
+import { text } from 'node:stream/consumers';
+import { setTimeout as sleep } from 'node:timers/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { ControlPlaneError } from '../../../errors.ts';
@@ -25,10 +27,7 @@ export function httpGet(url: string, token?: string, timeoutMs = 2000): Promise<
         timeout: timeoutMs,
       },
       (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
+        text(response).then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
       },
     );
     request.on('timeout', () => request.destroy(new Error(`GET ${url} timed out after ${timeoutMs} ms`)));
@@ -50,7 +49,7 @@ export interface ReadinessOptions {
  * undefined is retried; its last complaint is reported on timeout.
  */
 export async function waitUntilReady<T>(probe: () => Promise<T | undefined>, options: ReadinessOptions): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
+  const deadline = performance.now() + options.timeoutMs;
   const intervalMs = options.intervalMs ?? 100;
   let lastProblem: string;
   for (;;) {
@@ -66,10 +65,10 @@ export async function waitUntilReady<T>(probe: () => Promise<T | undefined>, opt
     } catch (error) {
       lastProblem = (error as Error).message;
     }
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       throw failure(options, `not ready after ${options.timeoutMs} ms waiting for ${options.what} (last: ${lastProblem})`);
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
 }
 
