@@ -1,7 +1,7 @@
 // Area 6 — monthly cost model at list prices (lib/prices.ts), from the units measured by the other
 // areas and the stack's own settings (lib/infra.ts). Every line says whether its quantity is
 // measured here, read from infra, or modelled (an assumption, stated in `how`).
-import { CHECK_EVERY_MS, IDLE_GRACE_MS, RENEW_BEFORE_MS } from '../shared/app/watcherDemand.ts';
+import { CHECK_EVERY_MS, IDLE_GRACE_MS, RENEW_BEFORE_MS } from '../shared/watch/watcherDemand.ts';
 import { DEFAULT_DEPLOYMENT_STRATEGY } from '../shared/rollout/types.ts';
 import { DEFAULT_WINDOW_MS } from '../shared/watch/watchProxy.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';

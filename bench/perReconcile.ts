@@ -9,8 +9,8 @@
 // request counter and the ConsumedCapacity it reported) and by our Meter (ReconcileResult.counts).
 import { performance } from 'node:perf_hooks';
 import type { AuditEvent } from '../shared/adapters/local/controlPlane.ts';
-import { sweepDue } from '../shared/app/sweep.ts';
-import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
+import { sweepDue } from '../shared/reconcile/sweep.ts';
+import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/app/config.ts';
 import { reconcile, type ReconcileResult } from '../shared/reconcile/reconcile.ts';
 import { MemoryQueue } from '../test/support/fakes/memoryQueue.ts';
 import { Engine, type Scenario } from '../test/support/engine.ts';

@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import type { Node } from 'constructs';
 import { parseAuthorization, type AuthorizationPolicy } from '../shared/api/authorization.ts';
-import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/config.ts';
+import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/app/config.ts';
 import { ConfigError } from '../shared/errors.ts';
 
 const clusterSchema = z.object({

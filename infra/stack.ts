@@ -7,7 +7,7 @@ import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { watchEventSource } from '../shared/adapters/eventbridge/watchEventSink.ts';
-import { ENV } from '../shared/config.ts';
+import { ENV } from '../shared/app/config.ts';
 import { ClusterAccess, KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from './constructs/ClusterAccess.ts';
 import type { ClusterPrincipal } from './constructs/ClusterAccess.ts';
 import { ControllerFunction } from './constructs/ControllerFunction.ts';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { BUNDLE_RUNTIME_ENV, FUNCTION_NAMES, bundleContributors, bundleLambda, entryPath } from '../infra/bundling.ts';
-import { ENV } from '../shared/config.ts';
+import { ENV } from '../shared/app/config.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const args = process.argv.slice(2);

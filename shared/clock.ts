@@ -1,10 +1,8 @@
-// The one clock port: every component that reads the time takes a Clock, so tests and the
-// reconcile pipeline can share one instant (a pass observes, plans and persists on the same clock).
-// A leaf module: the rollout core, the drivers, the pipeline and the adapters all import it.
-
-export interface Clock {
-  now(): Date;
-}
+// The wall clock: the one implementation of the Clock port (shared/ports.ts) that reads the time.
+// Only composition roots hand it out (adapters may default to it); everything else is given a
+// Clock or an instant, so tests and a reconcile pass share one `now`. Lint bans new Date() and
+// Date.now() elsewhere in the product (eslint.config.js).
+import type { Clock } from './ports.ts';
 
 /** Wall-clock time. */
 export const SYSTEM_CLOCK: Clock = Object.freeze({ now: () => new Date() });

@@ -2,7 +2,7 @@
 // code (RolloutCatalog over DynamoStateStore): an empty table, then a first and a steady refresh
 // with ROLLOUTS rollouts (the first loads every SPEC; later ones only list, until the SPEC TTL).
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import { RolloutCatalog } from '../../shared/watch/catalog.ts';
 import { startDynalite } from '../../test/support/dynalite.ts';
 import { sampleDocument, sampleSpec } from '../../test/support/stateStoreFixtures.ts';

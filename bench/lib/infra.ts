@@ -2,7 +2,7 @@
 // bundling skipped) rather than retyped: each function's memory, timeout and architecture, the
 // Scheduler rates and their targets, the SQS event source mappings, the alarms.
 import { FUNCTION_NAMES, type FunctionName } from '../../infra/bundling.ts';
-import { ENV, loadConfig } from '../../shared/config.ts';
+import { ENV, loadConfig } from '../../shared/app/config.ts';
 import { resources, synth } from '../../test/infra/synth.ts';
 
 export interface InfraFunction {

@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
 import { queueWatchSink, reconcileWorker } from '../../shared/local/adapters.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
-import type { WatchSink } from '../../shared/watch/types.ts';
+import type { WatchSink } from '../../shared/ports.ts';
 import { runWatchProxy } from '../../shared/watch/watchProxy.ts';
 import type { Engine } from '../../test/support/engine.ts';
 

@@ -8,7 +8,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { CoreDeps } from '../../shared/app/coreDeps.ts';
 import { createObservability, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
-import { sweepDue, tickWindow, type SweepResult } from '../../shared/app/sweep.ts';
+import { sweepDue, tickWindow, type SweepResult } from '../../shared/reconcile/sweep.ts';
 
 /** The schedule's Input (infra/constructs/PeriodicInvocation.ts). */
 export interface SchedulerTick {

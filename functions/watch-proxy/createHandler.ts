@@ -16,7 +16,7 @@ import type { Context } from 'aws-lambda';
 import type { WatcherLaunchEvent } from '../../shared/adapters/lambda/watcherLauncher.ts';
 import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
 import { appLog, createObservability, withMeteredRequests, type Observability } from '../../shared/app/observability.ts';
-import { holdWatcherLease, type TenureDeps } from '../../shared/app/watcherDemand.ts';
+import { holdWatcherLease, type TenureDeps } from '../../shared/watch/watcherDemand.ts';
 import { runWatchProxy, type WatchProxyOptions, type WatchProxyStats } from '../../shared/watch/watchProxy.ts';
 import type { SchedulerTick } from '../sweep/createHandler.ts';
 

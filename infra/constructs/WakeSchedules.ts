@@ -7,7 +7,7 @@ import { PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../../shared/app/config.ts';
 
 export interface WakeSchedulesProps {
   /** The standard trigger queue: what a fired wake-up sends its reconcile message to. */

@@ -3,7 +3,7 @@
 // optionally through a role. Exactly one.
 import * as z from 'zod';
 import { NotFoundError } from '../errors.ts';
-import type { ClusterRegistration } from '../reconcile/ports.ts';
+import type { ClusterRegistration } from '../ports.ts';
 import { jsonBody, parseBody } from './body.ts';
 import { badRequest, json } from './httpError.ts';
 import { requestReconcile } from './enqueue.ts';

@@ -3,7 +3,7 @@
 // queued; the planner applies it once. A repeated id answers 200 {duplicate: true} and changes nothing.
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { isDuplicateCommand } from '../adapters/dynamodb/rules.ts';
+import { isDuplicateCommand } from '../rollout/state.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { takesStrategicMerge } from '../workloads/common/templateChange.ts';

@@ -10,7 +10,7 @@
 // reason instead (shared/reconcile/reconcile.ts), so nothing ever wedges.
 import { ForbiddenError, KindNotServedError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
-import type { ClusterClient } from '../reconcile/ports.ts';
+import type { ClusterClient } from '../ports.ts';
 import type { CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { canonicalJson, images } from '../workloads/common/objects.ts';
 import { templateChangeWrite } from '../workloads/common/templateChange.ts';

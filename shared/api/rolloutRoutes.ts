@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
-import type { LoadedRollout, StoredSpec } from '../reconcile/ports.ts';
+import type { LoadedRollout, StoredSpec } from '../ports.ts';
 import { parseRollout } from '../rollout/spec.ts';
 import type { RolloutKey, RolloutSpec } from '../rollout/types.ts';
 import { denial } from './authorization.ts';

@@ -4,7 +4,7 @@
 import type { FieldIssue } from '../errors.ts';
 import type { Cause } from '../rollout/cause.ts';
 import type { AuthorizationPolicy } from './authorization.ts';
-import type { Clock, ClusterProvider, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
+import type { Clock, ClusterProvider, ClusterRegistration, HistoryEntry, ReconcileQueue, StateStore } from '../ports.ts';
 import type { Command, Phase, ReleaseKind, ReleaseState, RolloutKey, RolloutSpec, StepState, WorkloadKind } from '../rollout/types.ts';
 
 export interface ApiRequest {

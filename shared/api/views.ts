@@ -1,6 +1,6 @@
 // Response views derived from the stored SPEC and STATE. Pure: what the list, status and get routes
 // show is a function of the two items, so the CLI's `status` polling sees exactly what reconcile wrote.
-import type { StoredSpec, StoredState } from '../reconcile/ports.ts';
+import type { StoredSpec, StoredState } from '../ports.ts';
 import type { ReleaseState, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 import type { RolloutSummary, StatusResponse, StepSummary } from './types.ts';
 

@@ -3,7 +3,7 @@
 // ordinary calls keep the cold start of a bundle without the Kubernetes client. Deployed, the API
 // role maps to the Kubernetes group serverless-rollouts-view (get/list only; infra/stack.ts).
 import type { RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
-import { loadConfig, type Config } from '../config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
 import { WORKLOAD_RESOURCES } from './kubeResources.ts';
 import { LazyClusterProvider, registeredClusterProviderLoader, type ClusterProviderLoader } from './lazyClusterProvider.ts';

@@ -10,11 +10,11 @@ import { awsRetryConfig } from '../adapters/aws/retryConfig.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
 import { SqsReconcileQueue } from '../adapters/sqs/reconcileQueue.ts';
 import type { ApiDeps } from '../api/types.ts';
-import { loadConfig, type Config } from '../config.ts';
-import { Meter } from '../reconcile/meter.ts';
-import type { Clock, StateStore } from '../reconcile/ports.ts';
+import { loadConfig, type Config } from './config.ts';
+import { Meter } from '../meter.ts';
+import type { Clock, StateStore } from '../ports.ts';
 import { SUPPORTED_KINDS } from '../workloads/registry.ts';
-import type { BatchingQueue } from './sweep.ts';
+import type { BatchingQueue } from '../ports.ts';
 import { SYSTEM_CLOCK } from '../clock.ts';
 
 export interface CoreDeps {

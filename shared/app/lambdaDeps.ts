@@ -4,7 +4,8 @@
 // `buildAppDeps` on emulator clients instead of reading the environment.
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SchedulerWakeups, type WakeScheduler } from '../adapters/scheduler/wakeSchedules.ts';
+import { SchedulerWakeups } from '../adapters/scheduler/wakeSchedules.ts';
+import { type WakeScheduler } from '../ports.ts';
 import { DynamoWatcherLease } from '../adapters/dynamodb/watcherLease.ts';
 import { LambdaWatcherLauncher } from '../adapters/lambda/watcherLauncher.ts';
 import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
@@ -12,13 +13,14 @@ import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
 import { awsRetryConfig } from '../adapters/aws/retryConfig.ts';
-import { loadConfig, type Config } from '../config.ts';
-import type { ReconcileDeps } from '../reconcile/reconcile.ts';
-import type { WatchClusters } from '../watch/types.ts';
+import { loadConfig, type Config } from './config.ts';
+import type { ReconcileDeps } from '../reconcile/deps.ts';
+import type { WatchClusters } from '../ports.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
 import { WORKLOAD_RESOURCES } from './kubeResources.ts';
-import type { WatcherDemandDeps, WatcherLauncher } from './watcherDemand.ts';
+import type { WatcherDemandDeps } from '../watch/watcherDemand.ts';
+import type { WatcherLauncher } from '../ports.ts';
 
 export interface AppDeps extends CoreDeps {
   clusters: RegisteredClusterProvider;

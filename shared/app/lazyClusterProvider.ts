@@ -5,7 +5,7 @@
 // `import()` does, i.e. on the first workload request. Node still parses and compiles the inlined
 // code at load, so this saves the evaluation, not the whole cost of the bigger bundle.
 import type { RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
-import type { ClusterClient, ClusterProvider } from '../reconcile/ports.ts';
+import type { ClusterClient, ClusterProvider } from '../ports.ts';
 
 /** Produces the real provider; called at most once per successful load. */
 export type ClusterProviderLoader = () => Promise<ClusterProvider>;

@@ -3,9 +3,9 @@
 // we only supply defaults so an unconfigured function still names itself.
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Meter, MeterKey } from '../reconcile/meter.ts';
+import type { Meter, MeterKey } from '../meter.ts';
 import type { Log } from '../ports.ts';
-import type { EventPublisher } from '../reconcile/ports.ts';
+import type { EventPublisher } from '../ports.ts';
 
 export interface Observability {
   logger: Logger;

@@ -9,10 +9,10 @@
 import pMap from 'p-map';
 import { decodeTriggerBody, triggerOf, type DecodedTrigger, type Trigger } from '../adapters/sqs/messages.ts';
 import { MAX_DELAY_SECONDS } from '../adapters/sqs/reconcileQueue.ts';
-import type { WakeScheduler } from '../adapters/scheduler/wakeSchedules.ts';
-import { ensureWatcher, type WatcherDemandDeps } from './watcherDemand.ts';
+import type { WakeScheduler } from '../ports.ts';
+import { ensureWatcher, type WatcherDemandDeps } from '../watch/watcherDemand.ts';
 import type { Log } from '../ports.ts';
-import type { Clock, ReconcileQueue } from '../reconcile/ports.ts';
+import type { Clock, ReconcileQueue } from '../ports.ts';
 import type { ReconcileResult } from '../reconcile/reconcile.ts';
 import { runsAskedFor } from '../reconcile/runAgain.ts';
 import type { RolloutKey } from '../rollout/types.ts';

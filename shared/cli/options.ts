@@ -2,7 +2,7 @@
 // API failures become exit codes: runtime failures are one line on stderr and exit 1.
 import { Option, type Command } from 'commander';
 import type { RolloutKey } from '../rollout/types.ts';
-import { ApiError, ApiUnreachableError } from './client.ts';
+import { ApiError, ApiUnreachableError } from '../client/client.ts';
 import { CliExit, EXIT, type CliIO } from './io.ts';
 import { runtimeOf, type CliRuntime } from './runtime.ts';
 import { resolveTarget, type ResolvedTarget } from './target.ts';

@@ -6,7 +6,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { ConfigError } from '../errors.ts';
-import type { OutgoingRequest, RequestSigner } from './client.ts';
+import type { OutgoingRequest, RequestSigner } from '../client/client.ts';
 
 export const SIGV4_SERVICE = 'lambda';
 type Credentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];

@@ -4,7 +4,7 @@
 //   else                                → a one-line error saying how to start local mode
 import { LOCAL_CLUSTER, dataDirPaths, resolveDataDir } from '../local/dataDir.ts';
 import { ConfigError } from '../errors.ts';
-import { ApiClient, type ApiTarget } from './client.ts';
+import { ApiClient, type ApiTarget } from '../client/client.ts';
 import { CliExit, EXIT, type CliIO } from './io.ts';
 import type { CliRuntime } from './runtime.ts';
 

@@ -15,8 +15,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../api/body.ts';
 import type { CommandVerb } from '../api/commandBodies.ts';
-import { ApiError, ApiUnreachableError, type ApiClient } from '../cli/client.ts';
-import { SYSTEM_CLOCK, type Clock } from '../clock.ts';
+import { ApiError, ApiUnreachableError, type ApiClient } from '../client/client.ts';
+import { SYSTEM_CLOCK } from '../clock.ts';
+import { type Clock } from '../ports.ts';
 import { ConfigError, RolloutsError } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import type { DashboardAssets } from './assets.ts';

@@ -1,7 +1,7 @@
 // What the dashboard server answers and the page reads (shared by both sides of the dashboard).
 import type { GetResponse } from '../api/types.ts';
 import type { WorkloadResponse } from '../api/workloadRoutes.ts';
-import type { HistoryEntry } from '../reconcile/ports.ts';
+import type { HistoryEntry } from '../ports.ts';
 
 /** Every command the page may send: approve, pause, resume, and the destructive ones (confirmed first). */
 export const DASHBOARD_VERBS = ['approve', 'pause', 'resume', 'abort', 'retry', 'undo'] as const;

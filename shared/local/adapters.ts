@@ -4,11 +4,12 @@
 // body: reconcile, then run again as the pass asks (shared/reconcile/runAgain.ts).
 import type { QueueWorker } from '../adapters/local/keyedQueue.ts';
 import type { Log } from '../ports.ts';
-import type { EventPublisher, ReconcileQueue } from '../reconcile/ports.ts';
-import { reconcile, type ReconcileDeps, type ReconcileResult } from '../reconcile/reconcile.ts';
+import type { EventPublisher, ReconcileQueue } from '../ports.ts';
+import { reconcile, type ReconcileResult } from '../reconcile/reconcile.ts';
+import { type ReconcileDeps } from '../reconcile/deps.ts';
 import { runsAskedFor } from '../reconcile/runAgain.ts';
 import type { RolloutEvent } from '../rollout/types.ts';
-import type { WatchSink } from '../watch/types.ts';
+import type { WatchSink } from '../ports.ts';
 
 export type LogLine = (line: string) => void;
 

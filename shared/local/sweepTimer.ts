@@ -4,7 +4,7 @@
 // a whole period, so a (re)start looks at every managed rollout once, as an informer's initial list
 // does: a release interrupted by a crash is picked up at once. Ticks never overlap: a slow sweep
 // delays the next one instead of stacking them. Timers are injectable for tests.
-import { sweepDue, type SweepDeps, type SweepResult } from '../app/sweep.ts';
+import { sweepDue, type SweepDeps, type SweepResult } from '../reconcile/sweep.ts';
 import { REAL_TIMERS, type Timers } from '../watch/coalescer.ts';
 
 export const LOCAL_SWEEP_INTERVAL_MS = 10_000;

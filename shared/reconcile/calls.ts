@@ -10,8 +10,8 @@ import type { Invocation } from '../rollout/checkTypes.ts';
 import { markStarted, recordResults } from '../rollout/results.ts';
 import type { ReleaseState, RolloutSpec } from '../rollout/types.ts';
 import { historyEntries } from './history.ts';
-import type { Outbox, StoredState } from './ports.ts';
-import type { ReconcileDeps } from './reconcile.ts';
+import type { Outbox, StoredState } from '../ports.ts';
+import type { ReconcileDeps } from './deps.ts';
 
 export interface CallsOutcome {
   /** The STATE version after the outcomes were recorded, or null when another writer won (run again). */

@@ -1,7 +1,7 @@
 // Planner events → history items with deterministic keys: the sequence is derived from the STATE
 // version that records them, so a retried flush rewrites the same items instead of adding more.
 import type { RolloutEvent } from '../rollout/types.ts';
-import type { HistoryEntry } from './ports.ts';
+import type { HistoryEntry } from '../ports.ts';
 
 /** Room for this many events per STATE version (a plan emits a handful at most). */
 const EVENTS_PER_VERSION = 100;

@@ -12,36 +12,20 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, NotFoundError, TerminalError, TransientError, ValidationError, recoveryOf } from '../errors.ts';
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
-import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec, WorkloadKind } from '../rollout/types.ts';
+import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 import { TEMPLATE_CHANGE_REASON } from '../workloads/common/templateChange.ts';
-import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
+import type { Observation } from '../workloads/driver.ts';
 import { historyEntries } from './history.ts';
-import { Meter, type MeterKey } from './meter.ts';
+import { Meter, type MeterKey } from '../meter.ts';
 import { recordUnreachable } from './unreachable.ts';
-import type { CallRunner, Clock, ClusterClient, ClusterProvider, EventPublisher, Outbox, StateStore, StoredState } from './ports.ts';
+import type { ClusterClient, Outbox, StoredState } from '../ports.ts';
+import type { ReconcileDeps } from './deps.ts';
+import { flushOutbox } from './outbox.ts';
 import { makeCalls } from './calls.ts';
 import { podViews } from '../workloads/common/podViews.ts';
 import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
 import { REQUEUE_SECONDS } from './runAgain.ts';
-
-export interface ReconcileDeps {
-  store: StateStore;
-  clusters: ClusterProvider;
-  drivers: Partial<Record<WorkloadKind, WorkloadDriver>>;
-  events: EventPublisher;
-  clock: Clock;
-  /** Counts requests of this pass; the adapters must have been built with the same meter. */
-  meter?: Meter;
-  /** Makes hook and gate calls (shared/adapters/checks); a Rollout with hooks or gates needs it. */
-  calls?: CallRunner;
-  /**
-   * Test hook: called (and awaited) at each crash point: 'observed', 'wrote:<i>', 'before-persist',
-   * 'after-persist', and around hook and gate calls 'calls-started', 'called', 'calls-recorded'. Throwing simulates the process dying there; awaiting lets a test act as a
-   * concurrent writer at exactly that moment (bump a resourceVersion, record a command).
-   */
-  crashPoint?: (point: string) => void | Promise<void>;
-}
 
 /**
  * `retry`: a transient fault outlasted the adapters' retries; nothing was persisted, run again
@@ -256,23 +240,6 @@ function refusedCommand(err: unknown, write: KubeWrite, earlier: KubeWrite[], ne
 
 function withRefusal(commands: Command[], id: string, reason: string): Command[] {
   return commands.map((c) => (c.id === id && c.type === 'release' ? { ...c, refusal: reason } : c));
-}
-
-/**
- * Write the history items, publish the events, then clear the outbox. Returns what is now stored,
- * or null when someone else wrote STATE first (their item keeps the outbox or has moved on; either
- * way the items and events just sent are idempotent, and the next pass sees the current STATE).
- * Commands recorded meanwhile are kept (saveState.ts).
- */
-export async function flushOutbox(deps: ReconcileDeps, key: RolloutKey, state: ReleaseState, outbox: Outbox, version: number): Promise<StoredState | null> {
-  await deps.store.putHistory(key, outbox.history);
-  if (outbox.events.length > 0) await deps.events.publish(outbox.events);
-  try {
-    return await saveStateKeepingCommands(deps.store, key, { state, outbox: EMPTY_OUTBOX }, { state, version, outbox });
-  } catch (err) {
-    if (err instanceof ConflictError) return null;
-    throw err;
-  }
 }
 
 function diff(after: Record<MeterKey, number>, before: Record<MeterKey, number>): Record<MeterKey, number> {

@@ -7,13 +7,7 @@
 // sends each ask as an SQS message, so it sends a wake-up only when the pass set or moved it (or the
 // message came back): a message per no-op pass of a long pause would each cost a pass.
 
-export type RunAgainReason = 'requeue' | 'wake';
-
-export interface RunAgain {
-  /** Seconds from the pass's end; 0 when already due. */
-  afterSeconds: number;
-  reason: RunAgainReason;
-}
+import type { RunAgain } from '../ports.ts';
 
 /** The pipeline's own requeues, in seconds (the planner names its own in shared/rollout). */
 export const REQUEUE_SECONDS = Object.freeze({

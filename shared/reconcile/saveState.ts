@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError } from '../errors.ts';
 import type { Command, ReleaseState, RolloutKey } from '../rollout/types.ts';
-import type { Outbox, StateStore, StoredState } from './ports.ts';
+import type { Outbox, StateStore, StoredState } from '../ports.ts';
 
 /** Commands arriving one by one while a pass runs: a few rounds are plenty. */
 const MAX_MERGES = 5;

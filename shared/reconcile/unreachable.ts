@@ -8,7 +8,8 @@ import { EVENT, rolloutEvent } from '../rollout/events.ts';
 import { unreachableReason } from '../rollout/message.ts';
 import type { ReleaseState, RolloutKey, RolloutSpec } from '../rollout/types.ts';
 import { historyEntries } from './history.ts';
-import { flushOutbox, type ReconcileDeps } from './reconcile.ts';
+import { flushOutbox } from './outbox.ts';
+import { type ReconcileDeps } from './deps.ts';
 
 export async function recordUnreachable(deps: ReconcileDeps, key: RolloutKey, spec: RolloutSpec, state: ReleaseState, version: number, err: unknown): Promise<void> {
   const now = deps.clock.now();

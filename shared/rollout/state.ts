@@ -26,6 +26,11 @@ export function initialState(): ReleaseState {
   };
 }
 
+/** A command id already waiting in STATE or already consumed by the planner. */
+export function isDuplicateCommand(state: ReleaseState, id: string): boolean {
+  return state.commands.some((c) => c.id === id) || state.appliedCommandIds.includes(id);
+}
+
 /** True when the release is still moving or waiting (the sweep must keep an eye on it). */
 export function isActive(state: ReleaseState): boolean {
   return state.release !== null;

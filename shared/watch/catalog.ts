@@ -3,7 +3,7 @@
 // after `specTtlMs` (a workloadRef rarely changes, and never during a release), so a refresh costs
 // one Query plus a load per new or stale rollout, not one per rollout.
 import pMap from 'p-map';
-import type { Clock, StateStore } from '../reconcile/ports.ts';
+import type { Clock, StateStore } from '../ports.ts';
 import type { RolloutKey, WorkloadKind } from '../rollout/types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
 

@@ -7,7 +7,7 @@
 // that keeps changing is sent at most once per window after that. Sends batch every key due at the
 // same moment, in as few PutEvents calls as possible. Timers are injected so tests drive time by hand.
 import type { RolloutKey } from '../rollout/types.ts';
-import type { WorkloadChange } from './types.ts';
+import type { WorkloadChange } from '../ports.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
 
 export interface Timers {

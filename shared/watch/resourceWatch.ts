@@ -9,9 +9,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GoneError, UnauthorizedError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
-import type { WatchEventType, WatchHandle } from '../kube/watch.ts';
+import type { WatchEventType, WatchHandle } from '../ports.ts';
 import type { Log } from '../ports.ts';
-import type { WatchSource } from './types.ts';
+import type { WatchSource } from '../ports.ts';
 
 export interface ResourceWatchOptions {
   /** Resolved again on every (re)connect, so each connection authenticates afresh. */

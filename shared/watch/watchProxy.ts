@@ -11,7 +11,7 @@
 // events of its workload that came before the catalogue knew it were dropped.
 // The catalogue is re-read every `refreshMs`, and at once when `refreshes` asks (local mode's API
 // does after an apply); deployed, the API's enqueue covers the time until the next refresh.
-import type { Clock, StateStore } from '../reconcile/ports.ts';
+import type { Clock, StateStore } from '../ports.ts';
 import type { WorkloadKind } from '../rollout/types.ts';
 import type { WorkloadDriver } from '../workloads/driver.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
@@ -20,8 +20,7 @@ import { Coalescer, REAL_TIMERS, type Timers } from './coalescer.ts';
 import { mapWatchEvent, watchPathOf, watchTargets } from './mapping.ts';
 import { ResourceWatch } from './resourceWatch.ts';
 import { SILENT_LOG, type Log } from '../ports.ts';
-import type { WatchClusters, WatchSink } from './types.ts';
-import { SYSTEM_CLOCK } from '../clock.ts';
+import type { WatchClusters, WatchSink } from '../ports.ts';
 
 /** Asks a running watch-proxy to re-read the catalogue now (local mode: right after an apply). */
 export class CatalogRefreshRequests {
@@ -48,7 +47,7 @@ export interface WatchProxyOptions {
   /** Stop at this instant (Lambda); null or absent: run until `signal` aborts (container). */
   until?: Date | null;
   signal?: AbortSignal;
-  clock?: Clock;
+  clock: Clock;
   log?: Log;
   /** Coalescing window per key (default DEFAULT_WINDOW_MS). */
   windowMs?: number;
@@ -83,7 +82,7 @@ export interface WatchProxyStats {
 }
 
 export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxyStats> {
-  const clock = opts.clock ?? SYSTEM_CLOCK;
+  const { clock } = opts;
   const log = opts.log ?? SILENT_LOG;
   const timers = opts.timers ?? REAL_TIMERS;
   const catalog = new RolloutCatalog(opts.store, clock);

@@ -3,7 +3,7 @@
 // unit-tested with exact expected patches and no cluster.
 import type { FieldIssue } from '../errors.ts';
 import type { KubeObject, KubeWrite } from '../kube/types.ts';
-import type { ClusterClient } from '../kube/cluster.ts';
+import type { ClusterClient } from '../ports.ts';
 import type { Action, RolloutSpec, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
 
 export interface Observation {

@@ -4,9 +4,6 @@
 // this and nothing else, and every integration test runs as the user that manifest binds.
 import type { KubeVerb, ResourceAccess, WorkloadDriver } from './driver.ts';
 
-/** The ClusterRole of pod hooks in infra/k8s/rollouts-rbac.yaml: bound per namespace, never cluster-wide. */
-export const HOOKS_CLUSTER_ROLE = 'serverless-rollouts-hooks';
-
 export interface RequiredRbac {
   /** The ClusterRole `serverless-rollouts` (reconcile and watch-proxy functions). */
   reconcile: ResourceAccess[];

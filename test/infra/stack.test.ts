@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Match } from 'aws-cdk-lib/assertions';
 import { BUNDLE_RUNTIME_ENV } from '../../infra/bundling.ts';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../../shared/app/config.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { logicalId, resources, synth } from './synth.ts';
 

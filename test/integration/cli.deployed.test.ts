@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApiHandler } from '../../functions/api/createHandler.ts';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../support/aws/functionUrl.ts';
 import { signedFetch } from '../support/aws/sigv4.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';

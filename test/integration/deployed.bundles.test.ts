@@ -12,7 +12,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { DynamoWatcherLease } from '../../shared/adapters/dynamodb/watcherLease.ts';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../../shared/app/config.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 import type { CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startDeployedFunctions, type DeployedFunctions } from '../support/aws/deployedFunctions.ts';

@@ -24,7 +24,7 @@ import { GetScheduleCommand, GetScheduleGroupCommand, SchedulerClient } from '@a
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { EVENT_SOURCE, WATCH_EVENT_SOURCE } from '../../infra/stack.ts';
 import { registerExitCleanup } from '../../shared/adapters/local/controlplane/exitCleanup.ts';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../../shared/app/config.ts';
 import { STACK_NAME, type CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedRequestVia } from '../support/aws/sigv4.ts';

@@ -29,7 +29,7 @@ import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { AppsV1Api, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../../shared/app/config.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 import type { CloudAssembly } from '../support/aws/cloudAssembly.ts';
 import { startDeployedFunctions, type DeployedFunctions } from '../support/aws/deployedFunctions.ts';

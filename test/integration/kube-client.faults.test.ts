@@ -9,7 +9,7 @@ import path from 'node:path';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import { tokenKubeConfig } from '../../shared/adapters/kubernetes/kubeConfigs.ts';
 import { KubeApiError } from '../../shared/adapters/kubernetes/kubeErrors.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import type { KubeObject, ObjectRef } from '../../shared/kube/types.ts';
 import { startKubeFaultProxy, type KubeFaultProxy } from '../support/faults/kubeFaultProxy.ts';
 import { startTestCluster, type TestCluster } from '../support/kube.ts';

@@ -7,7 +7,7 @@ import https from 'node:https';
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { ConflictError, ForbiddenError, GoneError, KindNotServedError, NotFoundError, UnauthorizedError, ValidationError } from '../../shared/errors.ts';
 import type { KubeObject, ObjectRef } from '../../shared/kube/types.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import { RegisteredClusterProvider, type ClusterConnection } from '../../shared/adapters/kubernetes/clusterProvider.ts';
 import { KubeconfigClusterProvider } from '../../shared/adapters/kubernetes/kubeconfigProvider.ts';

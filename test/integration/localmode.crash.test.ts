@@ -15,7 +15,7 @@ import { startEmbeddedDynamo } from '../../shared/adapters/dynamodb/embedded.ts'
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { readProcessRecords } from '../../shared/adapters/local/controlplane/processRecords.ts';
 import { LOCAL_CLUSTER } from '../../shared/local/dataDir.ts';
-import type { HistoryEntry } from '../../shared/reconcile/ports.ts';
+import type { HistoryEntry } from '../../shared/ports.ts';
 import type { ReleaseState } from '../../shared/rollout/types.ts';
 import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt } from '../support/localModeProcess.ts';
 import { waitFor } from '../support/wait.ts';

@@ -6,7 +6,7 @@
 // beyond the approved batch. One control plane; one namespace per crash point.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HistoryEntry } from '../../shared/reconcile/ports.ts';
+import type { HistoryEntry } from '../../shared/ports.ts';
 import { Engine, type Scenario } from '../support/engine.ts';
 import type { InvariantWatcher } from '../support/invariants.ts';
 import {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
-import { sweepDue } from '../../shared/app/sweep.ts';
+import { sweepDue } from '../../shared/reconcile/sweep.ts';
 import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import { MemoryQueue } from '../support/fakes/memoryQueue.ts';
 import { Engine, type Scenario } from '../support/engine.ts';

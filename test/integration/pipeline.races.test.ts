@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api } from '@kubernetes/client-node';
-import type { HistoryEntry } from '../../shared/reconcile/ports.ts';
+import type { HistoryEntry } from '../../shared/ports.ts';
 import { Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
 import { mergePatch } from '../support/kube.ts';
 import { awaitingApproval, duplicateTransitions, historyLine, releaseToFirstApproval } from '../support/pipeline.ts';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import type { ApiDeps } from '../../shared/api/types.ts';
-import { ApiClient } from '../../shared/cli/client.ts';
+import { ApiClient } from '../../shared/client/client.ts';
 import { buildDashboardAssets } from '../../shared/dashboard/assets.ts';
 import { startDashboard, type Dashboard } from '../../shared/dashboard/server.ts';
 import type { RolloutDetail } from '../../shared/dashboard/types.ts';

@@ -12,7 +12,7 @@ import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { STATE_TABLE, ensureTable } from '../../shared/adapters/dynamodb/table.ts';
 import { dueShard, rolloutPk } from '../../shared/adapters/dynamodb/keys.ts';
 import { ConfigError } from '../../shared/errors.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import { initialState } from '../../shared/rollout/state.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 import { startDynalite } from '../support/dynalite.ts';

@@ -7,15 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DynamoWatcherLease } from '../../shared/adapters/dynamodb/watcherLease.ts';
 import { ensureTable } from '../../shared/adapters/dynamodb/table.ts';
-import {
-  HEARTBEAT_TIMEOUT_MS,
-  IDLE_GRACE_MS,
-  RENEW_BEFORE_MS,
-  ensureWatcher,
-  holdWatcherLease,
-  type WatcherDemandDeps,
-  type WatcherLease,
-} from '../../shared/app/watcherDemand.ts';
+import { HEARTBEAT_TIMEOUT_MS, IDLE_GRACE_MS, RENEW_BEFORE_MS, ensureWatcher, holdWatcherLease, type WatcherDemandDeps } from '../../shared/watch/watcherDemand.ts';
+import { type WatcherLease } from '../../shared/ports.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
 import { ManualClock } from '../support/stateStoreFixtures.ts';
 import { waitFor } from '../support/wait.ts';

@@ -7,7 +7,7 @@ import { EventBridgePublisher } from '../../shared/adapters/eventbridge/publishe
 import { EventPublishError } from '../../shared/adapters/eventbridge/putEvents.ts';
 import { WatchEventSink } from '../../shared/adapters/eventbridge/watchEventSink.ts';
 import { SqsReconcileQueue } from '../../shared/adapters/sqs/reconcileQueue.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import type { RolloutEvent, RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator, type Queue } from '../support/aws/emulator.ts';
 import { startMotoServer } from '../support/aws/motoServer.ts';

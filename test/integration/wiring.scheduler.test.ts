@@ -12,7 +12,7 @@ import { SchedulerWakeups, atExpression, wakeScheduleName } from '../../shared/a
 import { decodeTriggerBody, encodeReconcileMessage } from '../../shared/adapters/sqs/messages.ts';
 import { SqsReconcileQueue } from '../../shared/adapters/sqs/reconcileQueue.ts';
 import { reconcileBatch } from '../../shared/app/reconcileBatch.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
+import { Meter } from '../../shared/meter.ts';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';

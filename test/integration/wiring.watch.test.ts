@@ -1,6 +1,7 @@
 // The watch-proxy core against the real local control plane with the least-privilege token, and
 // its container entry point (SIGTERM stops it cleanly). Rollouts come from the DynamoDB state store
 // on dynalite; the sink collects notices in memory (the EventBridge sink is covered by wiring.test.ts).
+import { SYSTEM_CLOCK } from '../../shared/clock.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,10 +9,10 @@ import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { ensureTable } from '../../shared/adapters/dynamodb/table.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
-import { ENV } from '../../shared/config.ts';
+import { ENV } from '../../shared/app/config.ts';
 import { parseRollout } from '../../shared/rollout/spec.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
-import type { WatchSink, WorkloadChange } from '../../shared/watch/types.ts';
+import type { WatchSink, WorkloadChange } from '../../shared/ports.ts';
 import { CatalogRefreshRequests, NEW_ROLLOUT_REASON, runWatchProxy, type WatchProxyStats } from '../../shared/watch/watchProxy.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
 import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
@@ -63,7 +64,7 @@ describe('watch-proxy on the real control plane', () => {
     const sink = new CollectingSink();
     const client = new KubeClusterClient(cluster.rollouts);
     const stop = new AbortController();
-    const running = runWatchProxy({ store, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 500 });
+    const running = runWatchProxy({ store, clock: SYSTEM_CLOCK, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 500 });
     let stats: WatchProxyStats | undefined;
     try {
       // The first listing replays what exists: one resync notice for the managed rollout.
@@ -92,7 +93,7 @@ describe('watch-proxy on the real control plane', () => {
     const sink = new CollectingSink();
     const client = new KubeClusterClient(cluster.rollouts);
     const stop = new AbortController();
-    const running = runWatchProxy({ store, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 200 });
+    const running = runWatchProxy({ store, clock: SYSTEM_CLOCK, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 200 });
     try {
       await applyRollout(ns, 'api');
       await waitFor(() => sink.keys().includes(`${ns}/api`), { message: 'a notice for the rollout applied later' });
@@ -119,7 +120,7 @@ describe('watch-proxy: new rollouts and StatefulSets', () => {
     const stop = new AbortController();
     const refreshes = new CatalogRefreshRequests();
     // A long refresh period: only the request can make the proxy see the new rollout in time.
-    const running = runWatchProxy({ store, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 600_000, refreshes });
+    const running = runWatchProxy({ store, clock: SYSTEM_CLOCK, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 600_000, refreshes });
     try {
       await waitFor(() => sink.keys().includes(`${ns}/web`), { message: 'the watches of the namespace to be up' });
       await applyRollout(ns, 'api');
@@ -149,7 +150,7 @@ describe('watch-proxy: new rollouts and StatefulSets', () => {
     const sink = new CollectingSink();
     const client = new KubeClusterClient(cluster.rollouts);
     const stop = new AbortController();
-    const running = runWatchProxy({ store: own, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 500 });
+    const running = runWatchProxy({ store: own, clock: SYSTEM_CLOCK, clusters: { source: async () => client }, sink, signal: stop.signal, windowMs: 100, refreshMs: 500 });
     let stats: WatchProxyStats | undefined;
     try {
       await waitFor(() => sink.keys().includes(`${ns}/db`), { message: 'the StatefulSet replayed' });

@@ -6,9 +6,10 @@ import { AppsV1Api, CoreV1Api, type V1ControllerRevision, type V1Pod, type V1Rep
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { KubeClusterClient } from '../../shared/adapters/kubernetes/clusterClient.ts';
 import { WORKLOAD_RESOURCES } from '../../shared/app/kubeResources.ts';
-import { Meter } from '../../shared/reconcile/meter.ts';
-import type { ReconcileDeps, ReconcileResult } from '../../shared/reconcile/reconcile.ts';
-import type { CallRunner } from '../../shared/reconcile/ports.ts';
+import { Meter } from '../../shared/meter.ts';
+import type { ReconcileDeps } from '../../shared/reconcile/deps.ts';
+import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
+import type { CallRunner } from '../../shared/ports.ts';
 import { reconcile } from '../../shared/reconcile/reconcile.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
 import type { CommandBody, DeploymentStrategy, ReleaseState, RolloutKey, WorkloadKind } from '../../shared/rollout/types.ts';

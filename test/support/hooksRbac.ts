@@ -3,7 +3,7 @@
 // test runs as the documented role and no more.
 import { AuthorizationV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { ROLLOUTS_GROUP, ROLLOUTS_USER } from '../../shared/adapters/local/controlPlane.ts';
-import { HOOKS_CLUSTER_ROLE } from '../../shared/workloads/rbac.ts';
+import { HOOKS_CLUSTER_ROLE } from '../../shared/kube/roles.ts';
 import { waitFor } from './wait.ts';
 
 export async function bindHooksRole(admin: KubeConfig, namespace: string): Promise<void> {

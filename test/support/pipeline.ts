@@ -1,7 +1,7 @@
 // Helpers for the pipeline's idempotency and crash-safety tests: crash injection through the
 // reconcile's crashPoint hook, and comparable summaries of where a release ended up (cluster
 // objects, STATE, history), so an interrupted run can be compared with an uninterrupted one.
-import type { HistoryEntry } from '../../shared/reconcile/ports.ts';
+import type { HistoryEntry } from '../../shared/ports.ts';
 import { noSurplus, settleAtPause, type Scenario, type Snapshot } from './engine.ts';
 import type { InvariantWatcher } from './invariants.ts';
 

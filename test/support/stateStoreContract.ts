@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConflictError, StaleStateError, ValidationError, WorkloadClaimedError } from '../../shared/errors.ts';
-import type { StateStore } from '../../shared/reconcile/ports.ts';
+import type { StateStore } from '../../shared/ports.ts';
 import { initialState } from '../../shared/rollout/state.ts';
 import {
   ManualClock, T0, activeState, approve, completedState, eksCluster, historyEntry, rolloutKey, sampleDocument, sampleOutbox, sampleSpec,

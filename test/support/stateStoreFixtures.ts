@@ -1,5 +1,5 @@
 // Sample values for the StateStore tests: a rollout spec, an active release state, history entries.
-import type { ClusterRegistration, HistoryEntry, Outbox } from '../../shared/reconcile/ports.ts';
+import type { ClusterRegistration, HistoryEntry, Outbox } from '../../shared/ports.ts';
 import { initialState } from '../../shared/rollout/state.ts';
 import type { Command, Release, ReleaseState, RolloutKey, RolloutSpec } from '../../shared/rollout/types.ts';
 

@@ -1,6 +1,6 @@
 // A clock that follows real time plus an adjustable offset: pods become ready in real time on the
 // test cluster, while release windows, deadlines and scheduled starts can be jumped over.
-import type { Clock } from '../../shared/reconcile/ports.ts';
+import type { Clock } from '../../shared/ports.ts';
 
 export class TestClock implements Clock {
   offsetMs = 0;

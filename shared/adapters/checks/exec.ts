@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { Exec } from '@kubernetes/client-node/dist/exec.js';
 import type { KubeConfig, V1Status } from '@kubernetes/client-node';
 import type { HookOutcome, Invocation } from '../../rollout/checkTypes.ts';
-import { HOOKS_CLUSTER_ROLE } from '../../workloads/rbac.ts';
+import { HOOKS_CLUSTER_ROLE } from '../../kube/roles.ts';
 import { errorText, excerpt } from './callBody.ts';
 
 export type KubeConfigFor = (cluster: string) => Promise<KubeConfig>;

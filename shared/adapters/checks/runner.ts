@@ -9,8 +9,8 @@
 // (@aws-sdk/client-lambda and ws are ~150 KB of the reconcile bundle; scripts/bundle-report.mjs).
 // esbuild puts each in a chunk of its own (infra/bundling.ts, splitting).
 import type { Invocation, InvocationResult } from '../../rollout/checkTypes.ts';
-import type { CallRunner } from '../../reconcile/ports.ts';
-import type { Clock } from '../../clock.ts';
+import type { CallRunner } from '../../ports.ts';
+import type { Clock } from '../../ports.ts';
 import { callBody, errorText } from './callBody.ts';
 import type { CloudWatchClientFor } from './cloudwatch.ts';
 import type { KubeConfigFor } from './exec.ts';

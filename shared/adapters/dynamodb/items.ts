@@ -8,7 +8,7 @@
 //   CLAIM    owner (S): the rollout that manages a workload (claims.ts)
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { ClusterRegistration, HistoryEntry, Outbox, StoredSpec, StoredState } from '../../reconcile/ports.ts';
+import type { ClusterRegistration, HistoryEntry, Outbox, StoredSpec, StoredState } from '../../ports.ts';
 import { initialState } from '../../rollout/state.ts';
 import type { ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
 import { claimPk } from './claims.ts';

@@ -33,7 +33,7 @@ import type {
 } from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { TransientError } from '../../errors.ts';
-import type { Meter } from '../../reconcile/meter.ts';
+import type { Meter } from '../../meter.ts';
 import type { Item } from './items.ts';
 
 type Own<T> = Omit<T, 'TableName' | 'ReturnConsumedCapacity'>;

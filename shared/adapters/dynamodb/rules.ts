@@ -2,14 +2,9 @@
 // history order. Pure, and shared with the in-memory fake so both stores behave the same.
 import { ValidationError } from '../../errors.ts';
 import type { FieldIssue } from '../../errors.ts';
-import type { ClusterRegistration, HistoryEntry } from '../../reconcile/ports.ts';
-import type { ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
+import type { ClusterRegistration, HistoryEntry } from '../../ports.ts';
+import type { RolloutKey, RolloutSpec } from '../../rollout/types.ts';
 import { validateKeyPart } from './keys.ts';
-
-/** A command id already waiting in STATE or already consumed by the planner. */
-export function isDuplicateCommand(state: ReleaseState, id: string): boolean {
-  return state.commands.some((c) => c.id === id) || state.appliedCommandIds.includes(id);
-}
 
 /**
  * Oldest first. `seq` derives from the STATE version, which only grows for a rollout, so it orders

@@ -6,9 +6,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, StaleStateError } from '../../errors.ts';
-import { NO_METER } from '../../reconcile/meter.ts';
-import type { Meter } from '../../reconcile/meter.ts';
-import type { Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredState } from '../../reconcile/ports.ts';
+import { NO_METER } from '../../meter.ts';
+import type { Meter } from '../../meter.ts';
+import type { Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredState } from '../../ports.ts';
 import { initialState } from '../../rollout/state.ts';
 import type { Command, ReleaseState, RolloutKey, RolloutSpec, WorkloadRef } from '../../rollout/types.ts';
 import { CLAIM_ATTEMPTS, SK_CLAIM, claimIsLive, claimPk, claimedError } from './claims.ts';
@@ -22,9 +22,8 @@ import {
 } from './keys.ts';
 import { MeteredTable } from './metered.ts';
 import { STATE_TABLE } from './table.ts';
-import {
-  isDuplicateCommand, sortHistory, validateClusterRegistration, validateCommandId, validateLimit, validateListFilter, validateSpecKey, validateVersion,
-} from './rules.ts';
+import { isDuplicateCommand } from '../../rollout/state.ts';
+import { sortHistory, validateClusterRegistration, validateCommandId, validateLimit, validateListFilter, validateSpecKey, validateVersion } from './rules.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
 import { SYSTEM_CLOCK } from '../../clock.ts';
 

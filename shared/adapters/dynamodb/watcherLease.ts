@@ -3,8 +3,8 @@
 // UpdateItem, the competing ones conditional on the generation (and, to give the lease up, on the
 // demand the holder saw), and every read is strongly consistent.
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
-import type { WatcherLease, WatcherLeaseView } from '../../app/watcherDemand.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { WatcherLease, WatcherLeaseView } from '../../ports.ts';
 import { MeteredTable } from './metered.ts';
 
 const KEY = { pk: { S: 'WATCHER' }, sk: { S: 'LEASE' } };

@@ -2,8 +2,8 @@
 // ("Release Started", "Batch Ready"...), detail = the event itself, so rules can match on
 // rollout, phase or type with no code (DESIGN §7).
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
-import type { EventPublisher } from '../../reconcile/ports.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { EventPublisher } from '../../ports.ts';
 import type { RolloutEvent } from '../../rollout/types.ts';
 import { putEventsReliably } from './putEvents.ts';
 

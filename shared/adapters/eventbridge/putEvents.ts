@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { RolloutsError, TerminalError } from '../../errors.ts';
-import type { Meter } from '../../reconcile/meter.ts';
+import type { Meter } from '../../meter.ts';
 
 /** Some events could not be put on the bus after every retry. */
 export class EventPublishError extends RolloutsError {

@@ -2,8 +2,8 @@
 // `<eventSource>.watch`. A rule on that source targets the trigger queue, which the reconcile
 // function consumes (infra/); the event's detail carries the key.
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
-import { WORKLOAD_CHANGED, type WatchSink, type WorkloadChange } from '../../watch/types.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { WatchSink, WorkloadChange } from '../../ports.ts';
 import { putEventsReliably } from './putEvents.ts';
 
 export interface WatchEventSinkOptions {
@@ -13,6 +13,9 @@ export interface WatchEventSinkOptions {
   eventSource: string;
   meter?: Meter;
 }
+
+/** EventBridge detail-type of the notices; the rule routing them to the trigger queue matches the source. */
+export const WORKLOAD_CHANGED = 'Workload Changed';
 
 /** The source of watch events, which the routing rule matches. */
 export function watchEventSource(eventSource: string): string {

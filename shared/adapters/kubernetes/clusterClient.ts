@@ -3,11 +3,12 @@
 // apiserver asks to be called again or a read gets no answer (retrying.ts); every request has a
 // deadline; results are the apiserver's JSON exactly as sent.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
+import { SYSTEM_CLOCK } from '../../clock.ts';
+import { type Clock } from '../../ports.ts';
 import { NotFoundError } from '../../errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
-import type { ClusterClient } from '../../reconcile/ports.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { ClusterClient } from '../../ports.ts';
 import { KindTable, kindKey, objectPath, resourcePath, type KubeResource } from './kinds.ts';
 import { retryAfterSeconds, toKubeError } from './kubeErrors.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, withApiserverRetries } from './retrying.ts';

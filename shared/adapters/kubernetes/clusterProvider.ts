@@ -9,9 +9,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, NotFoundError, UnauthorizedError } from '../../errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../kube/types.ts';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
 import { SYSTEM_CLOCK } from '../../clock.ts';
-import type { Clock, ClusterClient, ClusterProvider, ClusterRegistration } from '../../reconcile/ports.ts';
+import type { Clock, ClusterClient, ClusterProvider, ClusterRegistration } from '../../ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
 import type { AssumeRole, EksClientFactory } from './eksAccess.ts';
 import type { KubeResource } from './kinds.ts';

@@ -5,7 +5,7 @@
 import { DescribeClusterCommand, EKSClient, type DescribeClusterCommandOutput } from '@aws-sdk/client-eks';
 import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import { ConfigError, NotFoundError } from '../../errors.ts';
-import type { Clock } from '../../reconcile/ports.ts';
+import type { Clock } from '../../ports.ts';
 import type { AwsCredentials, AwsCredentialsProvider } from './eksToken.ts';
 
 /** What we need of an EKSClient; a hand-written stand-in in unit tests. */

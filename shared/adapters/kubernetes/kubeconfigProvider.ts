@@ -1,10 +1,10 @@
 // Local mode: every cluster name resolves to one context of a kubeconfig (the file in KUBECONFIG,
 // a given path, or an already loaded KubeConfig), e.g. the local test control plane.
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Clock } from '../../clock.ts';
+import type { Clock } from '../../ports.ts';
 import { ConfigError } from '../../errors.ts';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
-import type { ClusterClient, ClusterProvider } from '../../reconcile/ports.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { ClusterClient, ClusterProvider } from '../../ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
 import type { KubeResource } from './kinds.ts';
 

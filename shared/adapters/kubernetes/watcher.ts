@@ -7,12 +7,12 @@
 import { text } from 'node:stream/consumers';
 import { createInterface } from 'node:readline';
 import type { KubeObject } from '../../kube/types.ts';
-import type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../kube/watch.ts';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
+import type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../ports.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
 import { toKubeError } from './kubeErrors.ts';
 import { KubeHttpError, retryAfterHeader, type KubeTransport } from './transport.ts';
 
-export type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../kube/watch.ts';
+export type { WatchDoneHandler, WatchEventHandler, WatchEventType, WatchHandle, WatchQuery } from '../../ports.ts';
 
 /** No byte for this long (the apiserver sends bookmarks about once a minute, events when they happen): end and re-watch. */
 const INACTIVITY_MS = 30_000;

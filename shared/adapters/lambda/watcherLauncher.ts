@@ -2,7 +2,7 @@
 // it holds (shared/app/watcherDemand.ts). The Lambda client is imported on first launch, so
 // reconcile's cold start does not load it.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { WatcherLauncher } from '../../app/watcherDemand.ts';
+import type { WatcherLauncher } from '../../ports.ts';
 
 /** What the watch-proxy function receives when launched on demand. */
 export interface WatcherLaunchEvent {

@@ -5,9 +5,10 @@
 // A pending delayed run is never dropped by an ask "now" (a watch event, a command, a rerun asked
 // while the key ran): the key runs now AND the timer stays, so a wake-up scheduled for a timed
 // pause's end fires at its time whatever passes happen before it.
-import { SYSTEM_CLOCK, type Clock } from '../../clock.ts';
-import type { ReconcileQueue } from '../../reconcile/ports.ts';
-import type { RunAgain } from '../../reconcile/runAgain.ts';
+import { SYSTEM_CLOCK } from '../../clock.ts';
+import { type Clock } from '../../ports.ts';
+import type { ReconcileQueue } from '../../ports.ts';
+import type { RunAgain } from '../../ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
 

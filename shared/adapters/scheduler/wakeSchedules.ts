@@ -12,18 +12,11 @@ import {
   ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand,
   type CreateScheduleCommandInput, type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { WakeScheduler } from '../../ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';
 import { encodeReconcileMessage } from '../sqs/messages.ts';
-
-/** Schedules a reconcile of a key at an instant, and takes it back. */
-export interface WakeScheduler {
-  /** Idempotent: scheduling the same key and instant again changes nothing. */
-  schedule(key: RolloutKey, at: Date): Promise<void>;
-  /** Removes the schedule of that key and instant if it still exists. */
-  cancel(key: RolloutKey, at: Date): Promise<void>;
-}
 
 export interface SchedulerWakeupsOptions {
   client: SchedulerClient;

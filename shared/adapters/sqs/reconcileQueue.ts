@@ -13,8 +13,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { RolloutsError } from '../../errors.ts';
-import { NO_METER, type Meter } from '../../reconcile/meter.ts';
-import type { Clock, ReconcileQueue } from '../../reconcile/ports.ts';
+import { NO_METER, type Meter } from '../../meter.ts';
+import type { Clock, ReconcileQueue } from '../../ports.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { encodeReconcileMessage } from './messages.ts';
 import { rolloutKeyString } from '../../rollout/key.ts';

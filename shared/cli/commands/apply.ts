@@ -1,7 +1,7 @@
 // `rollouts apply -f rollout.yaml`: store Rollout documents through the API (create or update).
 import type { Command } from 'commander';
 import { isRecord } from '../../json.ts';
-import { ApiError } from '../client.ts';
+import { ApiError } from '../../client/client.ts';
 import { readDocuments } from '../documents.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';

@@ -3,7 +3,7 @@
 // pause), then forgets itself; --wait blocks until it is gone. Prints what the hand-back restores.
 import { Option, type Command } from 'commander';
 import type { CommandResponse } from '../../api/types.ts';
-import { ApiError } from '../client.ts';
+import { ApiError } from '../../client/client.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';

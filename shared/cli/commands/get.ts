@@ -2,7 +2,7 @@
 // pods tree of the live workload (kubectl-argo-rollouts' `get rollout` layout).
 import { Option, type Command } from 'commander';
 import type { RolloutKey } from '../../rollout/types.ts';
-import { ApiError, type ApiClient } from '../client.ts';
+import { ApiError, type ApiClient } from '../../client/client.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { examplesHelp } from '../help.ts';
 import { EXIT, type CliIO } from '../io.ts';

@@ -4,7 +4,7 @@ import { examplesHelp } from '../help.ts';
 import type { CliIO } from '../io.ts';
 import { TARGET_HELP, addOutputOption, addTargetOptions, withApi, type OutputFlags, type TargetFlags } from '../options.ts';
 import { formatTable } from '../table.ts';
-import { phaseIcon } from '../views/symbols.ts';
+import { phaseIcon } from '../../client/symbols.ts';
 
 interface ListFlags extends TargetFlags, OutputFlags {
   allNamespaces?: boolean;

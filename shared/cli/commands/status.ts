@@ -5,13 +5,13 @@
 import { Option, type Command } from 'commander';
 import type { StatusResponse } from '../../api/types.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
-import { ApiError, type ApiClient } from '../client.ts';
-import { batchProgress, type BatchProgress } from '../views/progress.ts';
+import { ApiError, type ApiClient } from '../../client/client.ts';
+import { batchProgress, type BatchProgress } from '../../client/progress.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';
 import { TARGET_HELP, addOutputOption, addTargetOptions, keyOf, withApi, type OutputFlags, type TargetFlags } from '../options.ts';
-import { phaseIcon } from '../views/symbols.ts';
+import { phaseIcon } from '../../client/symbols.ts';
 
 interface StatusFlags extends TargetFlags, OutputFlags {
   timeout: number;

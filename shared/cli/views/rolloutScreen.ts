@@ -4,9 +4,9 @@
 import type { GetResponse } from '../../api/types.ts';
 import type { WorkloadResponse, WorkloadRevision } from '../../api/workloadRoutes.ts';
 import { batchTarget } from '../../rollout/arithmetic.ts';
-import { revisionTags } from './progress.ts';
+import { revisionTags } from '../../client/progress.ts';
 import { renderSteps } from './stepList.ts';
-import { displayStatus } from './symbols.ts';
+import { displayStatus } from '../../client/symbols.ts';
 import { renderTree } from './workloadTree.ts';
 
 export interface RolloutSnapshot {

@@ -4,8 +4,8 @@ import { batchTarget } from '../../rollout/arithmetic.ts';
 import { stepPauseLabel } from '../../rollout/spec.ts';
 import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
 import { formatTable } from '../table.ts';
-import { ICON } from './symbols.ts';
-import { secondsLeft, stepStatus } from './progress.ts';
+import { ICON } from '../../client/symbols.ts';
+import { secondsLeft, stepStatus } from '../../client/progress.ts';
 
 /** What the current step is doing, e.g. "awaiting approval" or "pausing 60s (42s left)". */
 export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date): string {

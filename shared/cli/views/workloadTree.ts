@@ -6,7 +6,7 @@
 //   │     └──□ web-7b5c9d8f6c-4x  Pod         ✔ Running      7s   ready:1/1
 import type { WorkloadPod, WorkloadResponse, WorkloadRevision } from '../../api/workloadRoutes.ts';
 import { formatTable } from '../table.ts';
-import { ICON, formatAge } from './symbols.ts';
+import { ICON, formatAge } from '../../client/symbols.ts';
 
 export interface TreeInput {
   name: string;

@@ -1,6 +1,6 @@
 // Every rollout the API lists, across clusters: phase, step and the one-line reason.
 import type { RolloutSummary } from '../../api/types.ts';
-import { ICON, phaseIcon } from '../../cli/views/symbols.ts';
+import { ICON, phaseIcon } from '../../client/symbols.ts';
 import { dashboardApi, rolloutPath } from './api.ts';
 import { html } from './html.ts';
 import { usePoll } from './usePoll.ts';

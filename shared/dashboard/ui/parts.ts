@@ -1,8 +1,8 @@
 // Pieces of the rollout page: the reason with its cause, the steps, the revision → pod tree, history.
 import type { WorkloadResponse } from '../../api/workloadRoutes.ts';
-import { batchProgress, revisionTags, secondsLeft, stepStatus } from '../../cli/views/progress.ts';
-import { ICON, displayStatus, formatAge } from '../../cli/views/symbols.ts';
-import type { HistoryEntry } from '../../reconcile/ports.ts';
+import { batchProgress, revisionTags, secondsLeft, stepStatus } from '../../client/progress.ts';
+import { ICON, displayStatus, formatAge } from '../../client/symbols.ts';
+import type { HistoryEntry } from '../../ports.ts';
 import { instant } from '../../rollout/message.ts';
 import type { ReleaseState, RolloutSpec, Step } from '../../rollout/types.ts';
 import { html } from './html.ts';

@@ -1,7 +1,7 @@
 // One rollout: its reason and cause, the current batch's progress, the commands, the steps, the
 // revision → pod tree and the history, refreshed every poll without reloading the page.
 import type { RolloutKey } from '../../rollout/types.ts';
-import { ICON } from '../../cli/views/symbols.ts';
+import { ICON } from '../../client/symbols.ts';
 import { dashboardApi } from './api.ts';
 import { Actions } from './actions.ts';
 import { html } from './html.ts';

@@ -1,6 +1,6 @@
 // The OpenKruise CloneSet driver (apps.kruise.io/v1alpha1), partition style: ./view.ts says how it
 // is held and counted, ./writes.ts how a batch moves.
-import type { ClusterClient } from '../../kube/cluster.ts';
+import type { ClusterClient } from '../../ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec, templateOf } from '../common/objects.ts';

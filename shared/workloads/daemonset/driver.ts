@@ -2,7 +2,7 @@
 // OpenKruise's Advanced DaemonSet (apps.kruise.io/v1alpha1, held by its node partition). N is the
 // pods on nodes (status.desiredNumberScheduled). ./view.ts documents the rule for a node that joins
 // mid-release; ./writes.ts how each batch moves.
-import type { ClusterClient } from '../../kube/cluster.ts';
+import type { ClusterClient } from '../../ports.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { RolloutSpec, WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';

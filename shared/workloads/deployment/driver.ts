@@ -4,7 +4,7 @@
 // Deployment's own annotations say which one a release in flight uses.
 import type { FieldIssue } from '../../errors.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import type { ClusterClient } from '../../kube/cluster.ts';
+import type { ClusterClient } from '../../ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, ObserveOptions, RevisionMembers, WorkloadDriver } from '../driver.ts';
 import { num, selectorString, spec, status, templateOf } from '../common/objects.ts';

@@ -2,7 +2,7 @@
 // StatefulSet and OpenKruise's Advanced StatefulSet (apps.kruise.io/v1beta1), one code path with
 // the differences in ./flavor.ts. Held at partition 32767, batches moved by lowering the partition
 // and the controller replaces the pods; OnDelete sets are moved by deleting pods (writes.ts).
-import type { ClusterClient } from '../../kube/cluster.ts';
+import type { ClusterClient } from '../../ports.ts';
 import type { WorkloadRef } from '../../rollout/types.ts';
 import type { Observation, RevisionMembers, WorkloadDriver } from '../driver.ts';
 import { selectorString, spec, templateOf } from '../common/objects.ts';

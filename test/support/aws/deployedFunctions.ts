@@ -17,7 +17,7 @@ import path from 'node:path';
 import { CreateFunctionCommand, DeleteFunctionCommand, GetFunctionCommand, LambdaClient, type Runtime } from '@aws-sdk/client-lambda';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { FunctionName } from '../../../infra/bundling.ts';
-import { ENV } from '../../../shared/config.ts';
+import { ENV } from '../../../shared/app/config.ts';
 import type { DynaliteHarness } from '../dynalite.ts';
 import { waitFor } from '../wait.ts';
 import type { CloudAssembly } from './cloudAssembly.ts';

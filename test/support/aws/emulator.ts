@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { EventBridgeClient, CreateEventBusCommand, DeleteEventBusCommand, DeleteRuleCommand, PutRuleCommand, PutTargetsCommand, RemoveTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { watchEventSource } from '../../../shared/adapters/eventbridge/watchEventSink.ts';
-import type { Config } from '../../../shared/config.ts';
+import type { Config } from '../../../shared/app/config.ts';
 import { startLocalStack, type LocalStack } from './localstack.ts';
 import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
 

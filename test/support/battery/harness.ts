@@ -16,7 +16,7 @@ import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
 import type { ApiDeps } from '../../../shared/api/types.ts';
 import { SUPPORTED_KINDS } from '../../../shared/workloads/registry.ts';
 import { startLocalApiServer, type LocalApiServer } from '../../../shared/local/httpServer.ts';
-import type { ReconcileQueue } from '../../../shared/reconcile/ports.ts';
+import type { ReconcileQueue } from '../../../shared/ports.ts';
 import { reconcile } from '../../../shared/reconcile/reconcile.ts';
 import type { ReleaseState, RolloutKey } from '../../../shared/rollout/types.ts';
 import { CLUSTER, Engine } from '../engine.ts';

@@ -1,6 +1,6 @@
 // EventPublisher that keeps events in memory. Engine integration tests assert on rollout events;
 // the EventBridge path itself is covered by the AWS wiring tests against the emulator.
-import type { EventPublisher } from '../../../shared/reconcile/ports.ts';
+import type { EventPublisher } from '../../../shared/ports.ts';
 import type { RolloutEvent } from '../../../shared/rollout/types.ts';
 
 export class CollectingPublisher implements EventPublisher {

@@ -5,8 +5,8 @@
 // create of an existing name too. No controllers run: a test changes the world with put().
 import { ConflictError, NotFoundError, ValidationError } from '../../../shared/errors.ts';
 import type { KubeObject, KubeWrite, ObjectRef } from '../../../shared/kube/types.ts';
-import { NO_METER, type Meter } from '../../../shared/reconcile/meter.ts';
-import type { ClusterClient } from '../../../shared/reconcile/ports.ts';
+import { NO_METER, type Meter } from '../../../shared/meter.ts';
+import type { ClusterClient } from '../../../shared/ports.ts';
 
 export interface ClusterRequest {
   verb: 'get' | 'list' | 'create' | 'patch' | 'delete';

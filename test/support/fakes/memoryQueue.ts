@@ -1,6 +1,6 @@
 // In-memory ReconcileQueue for unit tests: records every request in order, and can be told to fail
 // so the callers' handling of a lost enqueue can be checked.
-import type { ReconcileQueue } from '../../../shared/reconcile/ports.ts';
+import type { ReconcileQueue } from '../../../shared/ports.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 
 export interface Enqueued {

@@ -6,14 +6,11 @@
 import { ConflictError, StaleStateError } from '../../../shared/errors.ts';
 import { claimIsLive, claimPk, claimedError } from '../../../shared/adapters/dynamodb/claims.ts';
 import { dueAtFor, historySk, indexSk, resyncPhase, resyncPhaseRanges, rolloutPk, validateKeyPart, validateRolloutKey } from '../../../shared/adapters/dynamodb/keys.ts';
-import {
-  isDuplicateCommand, sortHistory, validateCommandId, validateLimit, validateClusterRegistration, validateListFilter, validateSpecKey, validateVersion,
-} from '../../../shared/adapters/dynamodb/rules.ts';
-import { NO_METER } from '../../../shared/reconcile/meter.ts';
-import type { Meter } from '../../../shared/reconcile/meter.ts';
-import type {
-  Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredSpec, StoredState,
-} from '../../../shared/reconcile/ports.ts';
+import { isDuplicateCommand } from '../../../shared/rollout/state.ts';
+import { sortHistory, validateCommandId, validateLimit, validateClusterRegistration, validateListFilter, validateSpecKey, validateVersion } from '../../../shared/adapters/dynamodb/rules.ts';
+import { NO_METER } from '../../../shared/meter.ts';
+import type { Meter } from '../../../shared/meter.ts';
+import type { Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredSpec, StoredState } from '../../../shared/ports.ts';
 import { initialState } from '../../../shared/rollout/state.ts';
 import type { Command, ReleaseState, RolloutKey, RolloutSpec } from '../../../shared/rollout/types.ts';
 

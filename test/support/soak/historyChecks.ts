@@ -5,7 +5,7 @@
 // exactly one end with a reason (Completed, Aborted, Rolled Back, Superseded) unless it is still
 // Failed and waiting, and every command the API accepted left exactly one event (none lost, none
 // applied twice). Pure: entries in, violations out.
-import type { HistoryEntry } from '../../../shared/reconcile/ports.ts';
+import type { HistoryEntry } from '../../../shared/ports.ts';
 import { EVENT } from '../../../shared/rollout/events.ts';
 import type { ReleaseState, Step } from '../../../shared/rollout/types.ts';
 

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DescribeClusterCommand, DescribeClusterCommandOutput } from '@aws-sdk/client-eks';
 import { ConfigError, ForbiddenError, NotFoundError } from '../../../shared/errors.ts';
-import type { ClusterRegistration } from '../../../shared/reconcile/ports.ts';
+import type { ClusterRegistration } from '../../../shared/ports.ts';
 import {
   RegisteredClusterProvider,
   type ClusterConnection,

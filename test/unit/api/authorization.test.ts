@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { handleApiRequest } from '../../../shared/api/handleApiRequest.ts';
 import { parseAuthorization, type AuthorizationPolicy } from '../../../shared/api/authorization.ts';
-import { loadConfig } from '../../../shared/config.ts';
+import { loadConfig } from '../../../shared/app/config.ts';
 import { ConfigError } from '../../../shared/errors.ts';
 import { api, awaitingApproval, PATH, release, rolloutDoc, seedRollout, seedState, type Api } from './apiFixtures.ts';
 

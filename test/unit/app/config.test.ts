@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../../shared/errors.ts';
-import { DEFAULT_RESYNC_PERIOD_SECONDS, DEFAULT_SWEEP_INTERVAL_SECONDS, ENV, loadConfig } from '../../../shared/config.ts';
+import { DEFAULT_RESYNC_PERIOD_SECONDS, DEFAULT_SWEEP_INTERVAL_SECONDS, ENV, loadConfig } from '../../../shared/app/config.ts';
 
 const base = {
   [ENV.tableName]: 'rollouts-test',

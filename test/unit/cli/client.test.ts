@@ -3,7 +3,7 @@
 // --watch loop's end.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiClient, ApiError } from '../../../shared/cli/client.ts';
+import { ApiClient, ApiError } from '../../../shared/client/client.ts';
 import { formatDuration, parseDuration } from '../../../shared/cli/duration.ts';
 import { signingRegion, sigv4Signer } from '../../../shared/cli/sigv4.ts';
 import { initialState } from '../../../shared/rollout/state.ts';

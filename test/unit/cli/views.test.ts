@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { GetResponse } from '../../../shared/api/types.ts';
 import type { WorkloadPod, WorkloadResponse } from '../../../shared/api/workloadRoutes.ts';
 import { renderRollout } from '../../../shared/cli/views/rolloutScreen.ts';
-import { displayStatus, formatAge } from '../../../shared/cli/views/symbols.ts';
+import { displayStatus, formatAge } from '../../../shared/client/symbols.ts';
 import { podStatus } from '../../../shared/cli/views/workloadTree.ts';
 import { parseRollout } from '../../../shared/rollout/spec.ts';
 import { initialState } from '../../../shared/rollout/state.ts';

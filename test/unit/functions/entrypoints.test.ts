@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FUNCTION_NAMES } from '../../../infra/bundling.ts';
-import { ENV } from '../../../shared/config.ts';
+import { ENV } from '../../../shared/app/config.ts';
 
 test('every entry point exports a handler built from the environment at load', async () => {
   Object.assign(process.env, {

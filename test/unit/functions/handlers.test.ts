@@ -8,8 +8,8 @@ import { createReconcileHandler } from '../../../functions/reconcile/createHandl
 import { createSweepHandler } from '../../../functions/sweep/createHandler.ts';
 import { encodeReconcileMessage } from '../../../shared/adapters/sqs/messages.ts';
 import type { ApiDeps } from '../../../shared/api/types.ts';
-import { Meter } from '../../../shared/reconcile/meter.ts';
-import type { ReconcileDeps } from '../../../shared/reconcile/reconcile.ts';
+import { Meter } from '../../../shared/meter.ts';
+import type { ReconcileDeps } from '../../../shared/reconcile/deps.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';

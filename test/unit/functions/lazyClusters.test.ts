@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerHooks } from 'node:module';
-import type { ClusterClient, ClusterProvider } from '../../../shared/reconcile/ports.ts';
+import type { ClusterClient, ClusterProvider } from '../../../shared/ports.ts';
 
 const loadedUrls: string[] = [];
 registerHooks({

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { PutEventsCommand, PutEventsRequestEntry, PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { EventPublishError, putEventsReliably, type EventBridgeSender } from '../../../shared/adapters/eventbridge/putEvents.ts';
-import { Meter } from '../../../shared/reconcile/meter.ts';
+import { Meter } from '../../../shared/meter.ts';
 
 type Answer = (entries: PutEventsRequestEntry[]) => PutEventsResultEntry[];
 

@@ -1,10 +1,10 @@
 // One SQS batch → one reconcile per key, partial failures per key, follow-up messages.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { WakeScheduler } from '../../../shared/adapters/scheduler/wakeSchedules.ts';
+import type { WakeScheduler } from '../../../shared/ports.ts';
 import { encodeReconcileMessage } from '../../../shared/adapters/sqs/messages.ts';
 import { reconcileBatch, type BatchRecord, type ReconcileBatchDeps } from '../../../shared/app/reconcileBatch.ts';
-import { Meter } from '../../../shared/reconcile/meter.ts';
+import { Meter } from '../../../shared/meter.ts';
 import type { Trigger } from '../../../shared/adapters/sqs/messages.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';

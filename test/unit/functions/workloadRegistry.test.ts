@@ -8,7 +8,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { buildApiDeps } from '../../../shared/app/apiDeps.ts';
 import { buildCoreDeps } from '../../../shared/app/coreDeps.ts';
 import { buildAppDeps } from '../../../shared/app/lambdaDeps.ts';
-import { ENV, loadConfig } from '../../../shared/config.ts';
+import { ENV, loadConfig } from '../../../shared/app/config.ts';
 import { WORKLOAD_KINDS } from '../../../shared/rollout/types.ts';
 import { SUPPORTED_KINDS, WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
 

@@ -1,7 +1,8 @@
 // The reconcile pipeline over in-memory fakes (state store, cluster, publisher) with a Deployment
 // `web` and its ReplicaSet as the apiserver would hold them after a finished native rollout.
-import { Meter } from '../../../shared/reconcile/meter.ts';
-import { reconcile, type ReconcileDeps, type ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
+import { Meter } from '../../../shared/meter.ts';
+import { reconcile, type ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
+import { type ReconcileDeps } from '../../../shared/reconcile/deps.ts';
 import type { KubeObject, ObjectRef } from '../../../shared/kube/types.ts';
 import type { Command, CommandBody, RolloutKey } from '../../../shared/rollout/types.ts';
 import { deploymentDriver } from '../../../shared/workloads/deployment/driver.ts';

@@ -2,7 +2,7 @@
 // in-memory fakes: what a crash, a lost race or a missing/deleted rollout leaves behind.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HistoryEntry } from '../../../shared/reconcile/ports.ts';
+import type { HistoryEntry } from '../../../shared/ports.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { initialState } from '../../../shared/rollout/state.ts';

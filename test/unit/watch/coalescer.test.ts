@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { Coalescer, type Timers } from '../../../shared/watch/coalescer.ts';
-import type { WorkloadChange } from '../../../shared/watch/types.ts';
+import type { WorkloadChange } from '../../../shared/ports.ts';
 
 const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 const api: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'api' };

@@ -7,7 +7,7 @@ import { RolloutCatalog } from '../../../shared/watch/catalog.ts';
 import { mapWatchEvent, watchPathOf, watchTargets } from '../../../shared/watch/mapping.ts';
 import type { WorkloadDriver } from '../../../shared/workloads/driver.ts';
 import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
-import { Meter } from '../../../shared/reconcile/meter.ts';
+import { Meter } from '../../../shared/meter.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { ManualClock, sampleDocument, sampleSpec } from '../../support/stateStoreFixtures.ts';
 

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../shared/kube/types.ts';
 import type { WatchDoneHandler, WatchEventHandler, WatchQuery } from '../../../shared/adapters/kubernetes/watcher.ts';
 import { ResourceWatch } from '../../../shared/watch/resourceWatch.ts';
 import { SILENT_LOG } from '../../../shared/ports.ts';
-import type { WatchSource } from '../../../shared/watch/types.ts';
+import type { WatchSource } from '../../../shared/ports.ts';
 
 function obj(name: string, rv: string): KubeObject {
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, resourceVersion: rv } };

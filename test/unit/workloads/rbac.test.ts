@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../../infra/constructs/ClusterAccess.ts';
-import { HOOKS_CLUSTER_ROLE, requiredRbac } from '../../../shared/workloads/rbac.ts';
+import { HOOKS_CLUSTER_ROLE } from '../../../shared/kube/roles.ts';
+import { requiredRbac } from '../../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
 import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments } from '../../support/rbacManifest.ts';
 

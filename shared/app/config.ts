@@ -1,8 +1,8 @@
 // Configuration of the deployed functions, read once at cold start from the environment and
 // validated; the CDK stack sets exactly these variables (infra/ imports ENV to stay in sync).
 import * as z from 'zod';
-import { parseAuthorization } from './api/authorization.ts';
-import { ConfigError } from './errors.ts';
+import { parseAuthorization } from '../api/authorization.ts';
+import { ConfigError } from '../errors.ts';
 
 export const ENV = {
   tableName: 'ROLLOUTS_TABLE_NAME',

@@ -12,37 +12,7 @@
 // resync every rollout each period, so a watcher that is late, crashed or never started costs
 // reaction time, never a release. See README.md, "Deploying to AWS", for the modes.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Log } from '../ports.ts';
-import type { Clock } from '../reconcile/ports.ts';
-
-export interface WatcherLeaseView {
-  /** 0 = nobody ever took it. */
-  generation: number;
-  /** When the holder's invocation ends (epoch ms). */
-  until: number;
-  /** The holder's last heartbeat (epoch ms). */
-  seenAt: number;
-  /** The last demand (epoch ms). */
-  demandAt: number;
-}
-
-/** The one watcher lease (shared/adapters/dynamodb/watcherLease.ts); every read is strongly consistent. */
-export interface WatcherLease {
-  /** Records demand at `now` and returns the lease as it then stands. */
-  demand(now: Date): Promise<WatcherLeaseView>;
-  /** Takes the lease if its generation is still `seen`: the new generation, or null if another launcher was first. */
-  claim(seen: number, now: Date, untilMs: number): Promise<number | null>;
-  /** The holder's heartbeat; false once another generation holds the lease. */
-  heartbeat(generation: number, now: Date): Promise<boolean>;
-  /** Gives the lease up if `generation` holds it and no demand came after `demandAt`; true if given up. */
-  release(generation: number, demandAt: number, now: Date): Promise<boolean>;
-  read(): Promise<WatcherLeaseView>;
-}
-
-/** Starts one watch-proxy invocation holding `generation` (asynchronous Lambda invoke). */
-export interface WatcherLauncher {
-  launch(generation: number): Promise<void>;
-}
+import type { Clock, Log, WatcherLauncher, WatcherLease } from '../ports.ts';
 
 /** A successor starts this long before the holder ends: the watches overlap, no blind gap. */
 export const RENEW_BEFORE_MS = 90_000;

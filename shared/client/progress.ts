@@ -1,9 +1,9 @@
 // Where a release stands, for every viewer (the CLI's `get` and `status`, the dashboard): which
 // steps are done, which one is current, and how many pods of the current batch have moved. Pure:
 // the stored state plus, for the pod counts, the live workload (GET .../workload).
-import type { WorkloadResponse } from '../../api/workloadRoutes.ts';
-import { stepTarget } from '../../rollout/arithmetic.ts';
-import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
+import type { WorkloadResponse } from '../api/workloadRoutes.ts';
+import { stepTarget } from '../rollout/arithmetic.ts';
+import type { ReleaseState, RolloutSpec } from '../rollout/types.ts';
 
 export type StepStatus = 'done' | 'current' | 'waiting';
 

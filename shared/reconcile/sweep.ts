@@ -2,18 +2,13 @@
 // the due-GSI, never by a scan:
 //  - due: a wake-up has come (timed pause, window, deadline) or a release is active;
 //  - resync: every managed rollout, Healthy ones included, whose turn in the resync period falls
-//    in this tick's window (DESIGN §2, the informers' resync: a missed event costs latency, never a
-//    release). Windows of consecutive ticks join up, so each rollout comes round once per period.
+//    in this tick's window (the informers' resync: a missed event costs latency, never a release;
+//    docs/architecture.md). Windows of consecutive ticks join up, so each rollout comes round once per period.
 // Queued on the FIFO queue with reason "sweep", whose deduplication id collapses a key swept twice
 // in one second (a retried tick, or a key both due and resynced) into one message.
-import type { Clock, ReconcileQueue, StateStore } from '../reconcile/ports.ts';
+import type { BatchingQueue, Clock, StateStore } from '../ports.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
-
-/** A queue that may also send many keys in few requests (SqsReconcileQueue does). */
-export interface BatchingQueue extends ReconcileQueue {
-  enqueueAll?(keys: RolloutKey[], opts: { reason: string }): Promise<void>;
-}
 
 export interface SweepDeps {
   store: Pick<StateStore, 'queryDue' | 'queryResync'>;

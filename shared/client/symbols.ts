@@ -1,6 +1,6 @@
 // Status icons and ages as kubectl-argo-rollouts shows them (pkg/kubectl-argo-rollouts/info), so
 // people who know that tool read ours at a glance.
-import type { Phase, ReleaseState } from '../../rollout/types.ts';
+import type { Phase, ReleaseState } from '../rollout/types.ts';
 
 export const ICON = {
   ok: '✔',

@@ -1,0 +1,6 @@
+// The names infra/k8s/rollouts-rbac.yaml gives what it grants: the ClusterRoles and the groups that
+// are bound to them. The reconcile and watch-proxy functions map to the write group, the API to the
+// read-only one (infra/constructs/ClusterAccess.ts); pod hooks need the hooks role bound per namespace.
+
+/** The ClusterRole of pod hooks: bound per namespace where Rollouts use hooks, never cluster-wide. */
+export const HOOKS_CLUSTER_ROLE = 'serverless-rollouts-hooks';
