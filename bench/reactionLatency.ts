@@ -10,7 +10,7 @@
 // times, from the last pod Ready to our partition patch (bench/lib/partitionReactions.ts).
 import type { V1DeploymentStrategy } from '@kubernetes/client-node';
 import { ROLLOUTS_USER } from '../shared/adapters/local/controlPlane.ts';
-import { Engine } from '../test/support/engine.ts';
+import { Engine } from './testbed/engine.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { inWindow } from './lib/audit.ts';
 import { kindReleasesWithLocalMode, releasesWithLocalMode } from './lib/localModeDriver.ts';

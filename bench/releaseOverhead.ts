@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ROLLOUTS_USER } from '../shared/adapters/local/controlPlane.ts';
 import type { MeterKey } from '../shared/meter.ts';
-import { Engine, Scenario } from '../test/support/engine.ts';
+import { Engine, Scenario } from './testbed/engine.ts';
 import type { DeploymentStrategy } from '../shared/rollout/types.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { countRequests, inWindow, isBench, type RequestCounts } from './lib/audit.ts';

@@ -1,6 +1,6 @@
 // `npm run soak [-- --seed N] [--rollouts N] [--kills N] [--chaos-minutes M] [--outage-at-minutes M]
 // [--outage-minutes M] [--smoke]`: the fault-injected soak
-// (test/support/soak/soak.ts), printing a summary. At its default size (bench/soakSizes.ts; the seed
+// (bench/testbed/soak/soak.ts), printing a summary. At its default size (bench/soakSizes.ts; the seed
 // may differ) it writes the summary, with the seed that replays it, to bench/results/soak.json and
 // the README's "Fault tolerance in numbers" section (scripts/robustness-readme.ts); any other size
 // writes bench/results/soak-custom.json (not kept in git). Local mode's output goes to
@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
-import { runSoak, type SoakOptions } from '../test/support/soak/soak.ts';
+import { runSoak, type SoakOptions } from './testbed/soak/soak.ts';
 import { updateRobustnessReadme } from '../scripts/robustness-readme.ts';
 import { DEFAULT_SOAK, SMOKE_SOAK } from './soakSizes.ts';
 

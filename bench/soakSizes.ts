@@ -1,6 +1,6 @@
 // The soak's sizes: the default of `npm run soak` (≤ 30 minutes on 2 cores; the README's figures
 // are from a run at exactly this size) and the smoke run inside npm test.
-import type { SoakOptions } from '../test/support/soak/soak.ts';
+import type { SoakOptions } from './testbed/soak/soak.ts';
 
 export type SoakSize = Omit<SoakOptions, 'log' | 'serveLog'>;
 

@@ -17,8 +17,8 @@ import { type BatchingQueue } from '../shared/ports.ts';
 import { DEFAULT_RESYNC_PERIOD_SECONDS, DEFAULT_SWEEP_INTERVAL_SECONDS } from '../shared/app/config.ts';
 import { Meter, type MeterKey } from '../shared/meter.ts';
 import type { RolloutKey } from '../shared/rollout/types.ts';
-import { startDynalite } from '../test/support/dynalite.ts';
-import { activeState, sampleSpec } from '../test/support/stateStoreFixtures.ts';
+import { startDynalite } from './testbed/dynalite.ts';
+import { activeState, sampleSpec } from './testbed/stateStoreFixtures.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { q, summarize, type Quantity, type Summary } from './lib/stats.ts';
 

@@ -13,8 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { ROLLOUTS_API_VERSION } from '../shared/rollout/spec.ts';
-import { createDeployment, startTestCluster, type TestCluster } from '../test/support/kube.ts';
-import { waitFor as waitUntil } from '../test/support/wait.ts';
+import { createDeployment, startTestCluster, type TestCluster } from './testbed/kube.ts';
+import { waitFor as waitUntil } from './testbed/wait.ts';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { summarize, type Summary } from './lib/stats.ts';
 
@@ -213,7 +213,7 @@ async function setImage(cluster: TestCluster, ns: string, kind: Kind, name: stri
   else await apps.patchNamespacedStatefulSet({ namespace: ns, name, body }, strategicMerge);
 }
 
-/** Polls `f` every 20 ms until it returns something truthy (test/support/wait.ts). */
+/** Polls `f` every 20 ms until it returns something truthy (bench/testbed/wait.ts). */
 function waitFor<T>(f: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
   return waitUntil(f, { timeoutMs, intervalMs: 20, message: what }) as Promise<NonNullable<T>>;
 }

@@ -1,12 +1,12 @@
 // The README's "Fault tolerance in numbers" section: the last default-size soak, read from
 // bench/results/soak.json (written by `npm run soak`), and the bad-input battery's table, from its
-// case list (test/support/battery/cases.ts). `npm run soak` at its default size rewrites the section;
+// case list (bench/testbed/battery/cases.ts). `npm run soak` at its default size rewrites the section;
 // `node --import tsx scripts/robustness-readme.ts` rewrites it from the files as they are;
 // test/unit/robustnessReadme.test.ts checks that README.md carries exactly this text.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { SoakSummary } from '../test/support/soak/soak.ts';
-import { BATTERY, batteryTable } from '../test/support/battery/cases.ts';
+import type { SoakSummary } from '../bench/testbed/soak/soak.ts';
+import { BATTERY, batteryTable } from '../bench/testbed/battery/cases.ts';
 import { DEFAULT_SOAK } from '../bench/soakSizes.ts';
 
 export const HEADING = '## Fault tolerance in numbers';
@@ -81,7 +81,7 @@ export function robustnessSection(s: SoakFile): string {
     '',
     '### The soak',
     '',
-    '`npm run soak` (test/support/soak/soak.ts) releases a fleet of Deployments (MinReadySeconds and',
+    '`npm run soak` (bench/testbed/soak/soak.ts) releases a fleet of Deployments (MinReadySeconds and',
     'Partition) and StatefulSets on the real control plane through local mode\'s API, as a seeded random',
     'user would: approvals, pauses, resumes, aborts, retries, undos, new images mid-release and HPA-like',
     'scales. Meanwhile every apiserver and DynamoDB request of the reconciler goes through a fault',
@@ -107,7 +107,7 @@ export function robustnessSection(s: SoakFile): string {
     '### Bad input',
     '',
     `The bad-input battery (test/integration/badInput.battery.test.ts, ${BATTERY.length} cases in`,
-    'test/support/battery/cases.ts) sends each request as a user would, over HTTP to local mode\'s server',
+    'bench/testbed/battery/cases.ts) sends each request as a user would, over HTTP to local mode\'s server',
     'in front of the real API handler or through the `rollouts` CLI, against the real apiserver and',
     'dynalite. Each case asserts the status or exit code, an error naming the field with the reason,',
     'and that nothing changed: no item of the table, no reconcile queued, no write by the product\'s',

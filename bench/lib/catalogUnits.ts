@@ -4,8 +4,8 @@
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { Meter } from '../../shared/meter.ts';
 import { RolloutCatalog } from '../../shared/watch/catalog.ts';
-import { startDynalite } from '../../test/support/dynalite.ts';
-import { sampleDocument, sampleSpec } from '../../test/support/stateStoreFixtures.ts';
+import { startDynalite } from '../testbed/dynalite.ts';
+import { sampleDocument, sampleSpec } from '../testbed/stateStoreFixtures.ts';
 
 const ROLLOUTS = 10;
 

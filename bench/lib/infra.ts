@@ -3,7 +3,7 @@
 // Scheduler rates and their targets, the SQS event source mappings, the alarms.
 import { FUNCTION_NAMES, type FunctionName } from '../../infra/bundling.ts';
 import { ENV, loadConfig } from '../../shared/app/config.ts';
-import { resources, synth } from '../../test/infra/synth.ts';
+import { resources, synth } from '../../infra/synth.ts';
 
 export interface InfraFunction {
   name: FunctionName;

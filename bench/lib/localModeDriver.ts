@@ -11,8 +11,8 @@ import { ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
 import type { DeploymentStrategy } from '../../shared/rollout/types.ts';
 import { WORKLOAD_TYPES, type WorkloadKind } from '../../shared/rollout/workloadKinds.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
-import { Scenario, type Engine } from '../../test/support/engine.ts';
-import { WorkloadHandle } from '../../test/support/workloads.ts';
+import { Scenario, type Engine } from '../testbed/engine.ts';
+import { WorkloadHandle } from '../testbed/workloads.ts';
 
 export interface LocalModeRelease {
   startedAt: number;
@@ -43,7 +43,7 @@ export async function releasesWithLocalMode(engine: Engine, opts: LocalModeOptio
 
 export type KindReleaseOptions = Omit<LocalModeOptions, 'strategy' | 'deploymentStrategy'> & { kind: WorkloadKind };
 
-/** A workload of any kind (test/support/workloads.ts) released by local mode. */
+/** A workload of any kind (bench/testbed/workloads.ts) released by local mode. */
 export async function kindReleasesWithLocalMode(engine: Engine, opts: KindReleaseOptions): Promise<LocalModeRelease[]> {
   await engine.cluster.admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: opts.namespace } } });
   const workload = new WorkloadHandle(engine.cluster, opts.namespace, opts.kind);

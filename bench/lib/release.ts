@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { RolloutEvent } from '../../shared/rollout/types.ts';
-import type { Engine, Scenario } from '../../test/support/engine.ts';
+import type { Engine, Scenario } from '../testbed/engine.ts';
 import { DeploymentWatch, rolledOutTo } from './deploymentWatch.ts';
 import type { WatchLoop } from './watchLoop.ts';
 

@@ -11,7 +11,7 @@ import { Meter } from '../../shared/meter.ts';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { WatchSink } from '../../shared/ports.ts';
 import { runWatchProxy } from '../../shared/watch/watchProxy.ts';
-import type { Engine } from '../../test/support/engine.ts';
+import type { Engine } from '../testbed/engine.ts';
 
 /**
  * Local mode's tuning (shared/local/localMode.ts passes these to runWatchProxy; they are not

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { grantsOf } from './grants.ts';
-import { ACCOUNT, FULL_CONTEXT, REGION, logicalId, resources, synth } from './synth.ts';
+import { ACCOUNT, FULL_CONTEXT, REGION, logicalId, resources, synth } from '../../infra/synth.ts';
 
 const FN = `arn:aws:lambda:${REGION}:${ACCOUNT}:function:canary-verdict`;
 const ALARMS = [`arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:web-5xx`, `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:web-latency-*`];

@@ -5,7 +5,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../infra/constructs/ClusterAccess.ts';
 import { DeployParameterError } from '../../infra/parameters.ts';
 import { statementsOf } from './grants.ts';
-import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
+import { FULL_CONTEXT, logicalId, resources, synth } from '../../infra/synth.ts';
 import { watchTargets } from '../../shared/watch/mapping.ts';
 import { requiredRbac } from '../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';

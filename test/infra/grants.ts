@@ -1,7 +1,7 @@
 // Reads the IAM grants of the synthesized template back as "action → resources" per role, with
 // resources named readably: our resources by logical-id prefix (hash dropped), others verbatim.
 import type { Template } from 'aws-cdk-lib/assertions';
-import { resources } from './synth.ts';
+import { resources } from '../../infra/synth.ts';
 
 export interface Statement {
   Action: string | string[];

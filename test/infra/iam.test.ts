@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { asList, grantsOf, renderResource, statementsOf } from './grants.ts';
-import { ACCOUNT, FULL_CONTEXT, REGION, logicalId, synth } from './synth.ts';
+import { ACCOUNT, FULL_CONTEXT, REGION, logicalId, synth } from '../../infra/synth.ts';
 
 /** Actions allowed on Resource "*", and why AWS leaves no narrower choice. */
 const WILDCARD_ALLOWED: Record<string, string> = {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { FULL_CONTEXT, synth } from './synth.ts';
+import { FULL_CONTEXT, synth } from '../../infra/synth.ts';
 
 interface Acknowledgement {
   path: string;

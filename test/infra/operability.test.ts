@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { NOTIFY_EVENTS } from '../../shared/rollout/events.ts';
 import { EVENT_SOURCE } from '../../infra/stack.ts';
-import { FULL_CONTEXT, logicalId, resources, synth } from './synth.ts';
+import { FULL_CONTEXT, logicalId, resources, synth } from '../../infra/synth.ts';
 
 describe('the CloudWatch dashboard', () => {
   const { template } = synth();

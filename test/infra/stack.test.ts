@@ -5,7 +5,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { BUNDLE_RUNTIME_ENV } from '../../infra/bundling.ts';
 import { ENV } from '../../shared/app/config.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
-import { logicalId, resources, synth } from './synth.ts';
+import { logicalId, resources, synth } from '../../infra/synth.ts';
 
 const { template } = synth();
 

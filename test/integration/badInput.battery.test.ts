@@ -1,4 +1,4 @@
-// The bad-input battery (issue 13): every case of test/support/battery/cases.ts sent as a user would,
+// The bad-input battery (issue 13): every case of bench/testbed/battery/cases.ts sent as a user would,
 // over HTTP to local mode's server in front of the real API handler, or through the `rollouts` CLI,
 // against the real apiserver and dynalite. Each case asserts the status or exit code, an error naming
 // the field with the reason, and that nothing changed: no item of the table written, no reconcile
@@ -11,11 +11,11 @@ import path from 'node:path';
 import { run } from '../../shared/cli/main.ts';
 import { processIO } from '../../shared/cli/io.ts';
 import type { RuntimeIO } from '../../shared/cli/runtime.ts';
-import { BATTERY, CATEGORIES, isCliCase, type CliCase, type HttpCase } from '../support/battery/cases.ts';
+import { BATTERY, CATEGORIES, isCliCase, type CliCase, type HttpCase } from '../../bench/testbed/battery/cases.ts';
 import { Battery, type Snapshot } from '../support/battery/harness.ts';
 import { setUpFixtures } from '../support/battery/setup.ts';
-import { CLUSTER } from '../support/engine.ts';
-import { NAMESPACE } from '../support/battery/fixtures.ts';
+import { CLUSTER } from '../../bench/testbed/engine.ts';
+import { NAMESPACE } from '../../bench/testbed/battery/fixtures.ts';
 
 let battery: Battery;
 

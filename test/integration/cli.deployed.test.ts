@@ -9,10 +9,10 @@ import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { Meter } from '../../shared/meter.ts';
 import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../support/aws/functionUrl.ts';
 import { signedFetch } from '../support/aws/sigv4.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
-import { MemoryQueue } from '../support/fakes/memoryQueue.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
+import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
 import { testObservability } from '../support/fakes/observability.ts';
-import { runRollouts, type CliRun } from '../support/cliProcess.ts';
+import { runRollouts, type CliRun } from '../../bench/testbed/cliProcess.ts';
 
 const REGION = 'eu-west-1';
 const caller: Caller = { accessKeyId: 'AKIDCLITEST', secretAccessKey: 'cli-test-secret', userArn: 'arn:aws:iam::123456789012:user/ci-deployer' };

@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { waitFor } from '../support/wait.ts';
-import { REPO_ROOT, ROLLOUTS_BIN, runRollouts, type CliRun } from '../support/cliProcess.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
+import { REPO_ROOT, ROLLOUTS_BIN, runRollouts, type CliRun } from '../../bench/testbed/cliProcess.ts';
 
 const root = REPO_ROOT;
 const bin = ROLLOUTS_BIN;

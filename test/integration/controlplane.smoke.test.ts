@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { AppsV1Api, CoreV1Api, VersionApi, type V1Deployment, type V1Pod, type V1ReplicaSet } from '@kubernetes/client-node';
-import { apiStatusOf, isPodReady, mergePatch, NEVER_READY_LABEL, startTestCluster, type TestCluster } from '../support/kube.ts';
-import { staysTrue, waitFor } from '../support/wait.ts';
+import { apiStatusOf, isPodReady, mergePatch, NEVER_READY_LABEL, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { staysTrue, waitFor } from '../../bench/testbed/wait.ts';
 
 const FIVE = 5;
 

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium, type ChromiumInfo } from '../support/browser.ts';
-import { REPO_ROOT } from '../support/cliProcess.ts';
+import { REPO_ROOT } from '../../bench/testbed/cliProcess.ts';
 import { DashboardProcess } from '../support/dashboardProcess.ts';
-import { ServeProcess, cleanEnv, rolloutsAt } from '../support/localModeProcess.ts';
-import { waitFor } from '../support/wait.ts';
+import { ServeProcess, cleanEnv, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'rollouts-dashboard-'));
 const shots = mkdtempSync(path.join(tmpdir(), 'rollouts-dashboard-shots-'));

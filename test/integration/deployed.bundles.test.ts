@@ -21,9 +21,9 @@ import type { Caller } from '../support/aws/functionUrl.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
 import { EDGE, testDeployment } from '../support/aws/testDeployment.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
-import { isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
+import { isPodReady, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const CLUSTER = EDGE.name;
 const caller: Caller = { accessKeyId: 'AKIDDEPLOYEDTEST', secretAccessKey: 'deployed-test-secret', userArn: 'arn:aws:iam::000000000000:user/release-bot' };

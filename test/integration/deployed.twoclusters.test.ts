@@ -39,10 +39,10 @@ import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
 import { signedFetch } from '../support/aws/sigv4.ts';
 import { TEST_ACCOUNT, TEST_REGION } from '../support/aws/testAccount.ts';
 import { ALPHA, BETA, testDeployment, type AccountCluster } from '../support/aws/testDeployment.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
-import { apiStatusOf, isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
-import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt } from '../support/localModeProcess.ts';
-import { waitFor } from '../support/wait.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
+import { apiStatusOf, isPodReady, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const caller: Caller = { accessKeyId: 'AKIDTWOCLUSTERS', secretAccessKey: 'two-clusters-secret', userArn: `arn:aws:iam::${TEST_ACCOUNT}:user/platform-team` };
 const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);

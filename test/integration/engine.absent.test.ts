@@ -7,9 +7,9 @@
 // admission policy against an unpause on Recreate (infra/k8s/rollouts-rbac.yaml) too.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, sleep, type RolloutOptions, type Scenario, type Snapshot } from '../support/engine.ts';
+import { activeReplicaSets, Engine, sleep, type RolloutOptions, type Scenario, type Snapshot } from '../../bench/testbed/engine.ts';
 import { Kubectl } from '../support/kubectl.ts';
-import type { InvariantWatcher } from '../support/invariants.ts';
+import type { InvariantWatcher } from '../../bench/testbed/invariants.ts';
 import { ORIGINAL_ANNOTATIONS } from '../../shared/workloads/deployment/originals.ts';
 import { ORIGINAL_STRATEGY } from '../../shared/workloads/deployment/deploymentObjects.ts';
 import { EVENT } from '../../shared/rollout/events.ts';

@@ -5,7 +5,7 @@
 // throughout. Driven only through reconcile on the real control plane and DynamoDB.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
+import { activeReplicaSets, Engine, sleep, type Scenario, type Snapshot } from '../../bench/testbed/engine.ts';
 import { ORIGINAL_STRATEGY } from '../../shared/workloads/deployment/deploymentObjects.ts';
 import { ORIGINAL_ANNOTATIONS } from '../../shared/workloads/deployment/originals.ts';
 import type { DeploymentStrategy } from '../../shared/rollout/types.ts';

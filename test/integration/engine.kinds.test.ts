@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { fakeNode } from '../../shared/adapters/local/controlplane/bootstrap.ts';
 import { WORKLOAD_KINDS, type WorkloadKind } from '../../shared/rollout/workloadKinds.ts';
-import { Engine, settleAtPause, sleep, type KindScenario, type KindSnapshot } from '../support/engine.ts';
+import { Engine, settleAtPause, sleep, type KindScenario, type KindSnapshot } from '../../bench/testbed/engine.ts';
 import { PodInvariantWatcher } from '../support/podInvariants.ts';
-import { ourAnnotations, strategyOf, tags } from '../support/workloads.ts';
+import { ourAnnotations, strategyOf, tags } from '../../bench/testbed/workloads.ts';
 
 const STEPS = [{ replicas: 1 }, { replicas: '50%' }, { replicas: '100%' }];
 const V2 = 'registry.invalid/web:v2';

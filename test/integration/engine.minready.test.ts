@@ -6,7 +6,7 @@
 //    updated pods have been Ready for 5 s (ordering of the events and the pods' Ready times).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
+import { Engine, sleep, type Scenario, type Snapshot } from '../../bench/testbed/engine.ts';
 import { Kubectl } from '../support/kubectl.ts';
 import { EVENT } from '../../shared/rollout/events.ts';
 import { ORIGINAL_ANNOTATIONS, ORIGINAL_MAX_SURGE } from '../../shared/workloads/deployment/originals.ts';

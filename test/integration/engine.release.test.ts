@@ -2,7 +2,7 @@
 // only through reconcile on the real control plane and DynamoDB, watched for invariants.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, noSurplus, podCounts, settleAtPause, sleep } from '../support/engine.ts';
+import { activeReplicaSets, Engine, noSurplus, podCounts, settleAtPause, sleep } from '../../bench/testbed/engine.ts';
 import { ORIGINAL_STRATEGY } from '../../shared/workloads/deployment/deploymentObjects.ts';
 
 const V1 = 'registry.invalid/web:v1';

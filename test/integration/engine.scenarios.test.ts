@@ -2,8 +2,8 @@
 // control plane + DynamoDB, with the invariant watcher running throughout.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { activeReplicaSets, Engine, noSurplus, podCounts, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
-import { NEVER_READY_LABEL } from '../support/kube.ts';
+import { activeReplicaSets, Engine, noSurplus, podCounts, sleep, type Scenario, type Snapshot } from '../../bench/testbed/engine.ts';
+import { NEVER_READY_LABEL } from '../../bench/testbed/kube.ts';
 import { EVENT } from '../../shared/rollout/events.ts';
 import type { KubeObject } from '../../shared/kube/types.ts';
 import { templateOf } from '../../shared/workloads/common/objects.ts';

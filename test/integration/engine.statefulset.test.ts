@@ -3,7 +3,7 @@
 // StatefulSet controller replaces the pods) and DynamoDB.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine, sleep, type StatefulSetSnapshot } from '../support/engine.ts';
+import { Engine, sleep, type StatefulSetSnapshot } from '../../bench/testbed/engine.ts';
 import { statefulSetDriver } from '../../shared/workloads/statefulset/driver.ts';
 import { BATCH_PARTITION, HELD_PARTITION, ORIGINAL_PARTITION, ownedRevisions } from '../../shared/workloads/statefulset/statefulSetObjects.ts';
 import { templateRevision } from '../../shared/workloads/statefulset/view.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { CloudWatchClient, PutMetricAlarmCommand, SetAlarmStateCommand } from '@aws-sdk/client-cloudwatch';
 import { AdapterCallRunner } from '../../shared/adapters/checks/runner.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
-import { Engine } from '../support/engine.ts';
+import { Engine } from '../../bench/testbed/engine.ts';
 
 const V2 = 'registry.invalid/web:v2';
 

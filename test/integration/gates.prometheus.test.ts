@@ -4,9 +4,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AdapterCallRunner } from '../../shared/adapters/checks/runner.ts';
-import { Engine } from '../support/engine.ts';
+import { Engine } from '../../bench/testbed/engine.ts';
 import { startPrometheus, startTestExporter, type PrometheusServer, type TestExporter } from '../support/prometheus.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const V2 = 'registry.invalid/web:v2';
 

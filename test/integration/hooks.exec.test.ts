@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { AdapterCallRunner } from '../../shared/adapters/checks/runner.ts';
-import { Engine, type StatefulSetScenario } from '../support/engine.ts';
+import { Engine, type StatefulSetScenario } from '../../bench/testbed/engine.ts';
 import { bindHooksRole } from '../support/hooksRbac.ts';
 
 const V2 = 'registry.invalid/web:v2';

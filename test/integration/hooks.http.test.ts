@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AdapterCallRunner } from '../../shared/adapters/checks/runner.ts';
 import type { CallBody } from '../../shared/adapters/checks/callBody.ts';
-import { Engine } from '../support/engine.ts';
+import { Engine } from '../../bench/testbed/engine.ts';
 import { bindHooksRole } from '../support/hooksRbac.ts';
 
 const V1 = 'registry.invalid/web:v1';

@@ -12,7 +12,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { AdapterCallRunner } from '../../shared/adapters/checks/runner.ts';
 import { startLambdaRuntime, type LambdaRuntime } from '../support/aws/lambdaRuntime.ts';
 import { TEST_CREDENTIALS, TEST_REGION } from '../support/aws/testAccount.ts';
-import { Engine } from '../support/engine.ts';
+import { Engine } from '../../bench/testbed/engine.ts';
 
 const V2 = 'registry.invalid/web:v2';
 

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleEntry } from '../../infra/bundling.ts';
-import { startTestCluster, type TestCluster } from '../support/kube.ts';
+import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
 
 let cluster: TestCluster;
 let work: string;

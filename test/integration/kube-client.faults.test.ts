@@ -1,5 +1,5 @@
 // KubeClusterClient through the fault-injecting proxy in front of the real kube-apiserver
-// (test/support/faults/kubeFaultProxy.ts), as the least-privilege `serverless-rollouts` user: what
+// (bench/testbed/faults/kubeFaultProxy.ts), as the least-privilege `serverless-rollouts` user: what
 // is sent again and what is not (shared/adapters/kubernetes/retrying.ts), each request's deadline,
 // and that the meter counts every request that went out. Every fault here hits every request of its
 // verb, so the proxy's own count is exact.
@@ -11,8 +11,8 @@ import { tokenKubeConfig } from '../../shared/adapters/kubernetes/kubeConfigs.ts
 import { KubeApiError } from '../../shared/adapters/kubernetes/kubeErrors.ts';
 import { Meter } from '../../shared/meter.ts';
 import type { KubeObject, ObjectRef } from '../../shared/kube/types.ts';
-import { startKubeFaultProxy, type KubeFaultProxy } from '../support/faults/kubeFaultProxy.ts';
-import { startTestCluster, type TestCluster } from '../support/kube.ts';
+import { startKubeFaultProxy, type KubeFaultProxy } from '../../bench/testbed/faults/kubeFaultProxy.ts';
+import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
 
 let cluster: TestCluster;
 let proxy: KubeFaultProxy;

@@ -14,8 +14,8 @@ import { KubeconfigClusterProvider } from '../../shared/adapters/kubernetes/kube
 import { KubeApiError, toKubeError } from '../../shared/adapters/kubernetes/kubeErrors.ts';
 import { KubeTransport } from '../../shared/adapters/kubernetes/transport.ts';
 import { watchPath, type WatchEventType } from '../../shared/adapters/kubernetes/watcher.ts';
-import { deploymentManifest, mergePatch, startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { deploymentManifest, mergePatch, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 import { WORKLOAD_RESOURCES } from '../../shared/app/kubeResources.ts';
 
 let cluster: TestCluster;

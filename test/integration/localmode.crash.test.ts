@@ -17,8 +17,8 @@ import { readProcessRecords } from '../../shared/adapters/local/controlplane/pro
 import { LOCAL_CLUSTER } from '../../shared/local/dataDir.ts';
 import type { HistoryEntry } from '../../shared/ports.ts';
 import type { ReleaseState } from '../../shared/rollout/types.ts';
-import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt } from '../support/localModeProcess.ts';
-import { waitFor } from '../support/wait.ts';
+import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'rollouts-crash-'));
 const env = cleanEnv();

@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AppsV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { createDeployment, createNamespace, loadKubeConfig } from '../support/kube.ts';
-import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt, type ServeLine } from '../support/localModeProcess.ts';
-import { waitFor } from '../support/wait.ts';
+import { createDeployment, createNamespace, loadKubeConfig } from '../../bench/testbed/kube.ts';
+import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt, type ServeLine } from '../../bench/testbed/localModeProcess.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const homeA = mkdtempSync(path.join(tmpdir(), 'rollouts-triggers-a-'));
 const homeB = mkdtempSync(path.join(tmpdir(), 'rollouts-triggers-b-'));

@@ -7,11 +7,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HistoryEntry } from '../../shared/ports.ts';
-import { Engine, type Scenario } from '../support/engine.ts';
-import type { InvariantWatcher } from '../support/invariants.ts';
+import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
+import type { InvariantWatcher } from '../../bench/testbed/invariants.ts';
 import {
   awaitingApproval, CrashHook, crashAt, duplicateTransitions, endState, nonDecreasing, readyBatches, type EndState,
-} from '../support/pipeline.ts';
+} from '../../bench/testbed/pipeline.ts';
 
 const V2 = 'registry.invalid/web:v2';
 /** 4 replicas keep each namespace cheap; steps 1 → 50% → 100% move 1, then 2, then 4 pods. */

@@ -8,9 +8,9 @@ import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { sweepDue } from '../../shared/reconcile/sweep.ts';
 import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
-import { MemoryQueue } from '../support/fakes/memoryQueue.ts';
-import { Engine, type Scenario } from '../support/engine.ts';
-import { awaitingApproval, releaseToFirstApproval } from '../support/pipeline.ts';
+import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
+import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
+import { awaitingApproval, releaseToFirstApproval } from '../../bench/testbed/pipeline.ts';
 
 const V2 = 'registry.invalid/web:v2';
 const KUBE_READS = new Set(['get', 'list', 'watch']);

@@ -7,9 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api } from '@kubernetes/client-node';
 import type { HistoryEntry } from '../../shared/ports.ts';
-import { Engine, sleep, type Scenario, type Snapshot } from '../support/engine.ts';
-import { mergePatch } from '../support/kube.ts';
-import { awaitingApproval, duplicateTransitions, historyLine, releaseToFirstApproval } from '../support/pipeline.ts';
+import { Engine, sleep, type Scenario, type Snapshot } from '../../bench/testbed/engine.ts';
+import { mergePatch } from '../../bench/testbed/kube.ts';
+import { awaitingApproval, duplicateTransitions, historyLine, releaseToFirstApproval } from '../../bench/testbed/pipeline.ts';
 
 const V1 = 'registry.invalid/web:v1';
 const V2 = 'registry.invalid/web:v2';

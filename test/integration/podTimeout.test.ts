@@ -3,8 +3,8 @@
 // names the pod, its phase and its last condition, as the kubelet (kwok) reports them.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Engine } from '../support/engine.ts';
-import { mergePatch, NEVER_READY_LABEL } from '../support/kube.ts';
+import { Engine } from '../../bench/testbed/engine.ts';
+import { mergePatch, NEVER_READY_LABEL } from '../../bench/testbed/kube.ts';
 
 describe('per-pod update timeout on the real control plane', () => {
   let engine: Engine;

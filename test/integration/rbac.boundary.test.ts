@@ -10,9 +10,9 @@ import { AppsV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-nod
 import { KUBERNETES_GROUP, namespaceBindingCommands } from '../../infra/constructs/ClusterAccess.ts';
 import { requiredRbac } from '../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
-import { Engine, type Scenario } from '../support/engine.ts';
+import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
 import { grantsOfAccess } from '../support/rbacManifest.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 let engine: Engine;
 let namespace: string;

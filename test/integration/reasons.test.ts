@@ -20,10 +20,10 @@ import { startLocalApiServer, type LocalApiServer } from '../../shared/local/htt
 import { instant } from '../../shared/rollout/message.ts';
 import type { ReleaseState } from '../../shared/rollout/types.ts';
 import { SUPPORTED_KINDS } from '../../shared/workloads/registry.ts';
-import { runRollouts } from '../support/cliProcess.ts';
-import { CLUSTER, Engine, type Scenario } from '../support/engine.ts';
-import { MemoryQueue } from '../support/fakes/memoryQueue.ts';
-import { NEVER_READY_LABEL, mergePatch } from '../support/kube.ts';
+import { runRollouts } from '../../bench/testbed/cliProcess.ts';
+import { CLUSTER, Engine, type Scenario } from '../../bench/testbed/engine.ts';
+import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
+import { NEVER_READY_LABEL, mergePatch } from '../../bench/testbed/kube.ts';
 
 const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
 const home = mkdtempSync(path.join(tmpdir(), 'rollouts-reasons-'));

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SMOKE_SOAK } from '../../bench/soakSizes.ts';
-import { runSoak } from '../support/soak/soak.ts';
+import { runSoak } from '../../bench/testbed/soak/soak.ts';
 
 test('a short soak: faults, kills and a controller-manager outage break no invariant', { timeout: 480_000 }, async () => {
   const summary = await runSoak(SMOKE_SOAK);

@@ -15,12 +15,12 @@ import { ConfigError } from '../../shared/errors.ts';
 import { Meter } from '../../shared/meter.ts';
 import { initialState } from '../../shared/rollout/state.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
-import { startDynalite } from '../support/dynalite.ts';
-import type { DynaliteHarness } from '../support/dynalite.ts';
+import { startDynalite } from '../../bench/testbed/dynalite.ts';
+import type { DynaliteHarness } from '../../bench/testbed/dynalite.ts';
 import { stateStoreContract } from '../support/stateStoreContract.ts';
 import {
   ManualClock, T0, activeState, approve, completedState, historyEntry, rolloutKey, sampleDocument, sampleOutbox, sampleSpec,
-} from '../support/stateStoreFixtures.ts';
+} from '../../bench/testbed/stateStoreFixtures.ts';
 
 let dynalite: DynaliteHarness;
 let tables = 0;

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 // Starts Prometheus and a function under the Lambda RIE (with its Node runtime started by one
 // invoke), prints what it started, then ends the way a broken test does.

@@ -4,9 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
-import { apiStatusOf, isPodReady, mergePatch, startTestCluster, type TestCluster } from '../support/kube.ts';
+import { apiStatusOf, isPodReady, mergePatch, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
 import { grantClusterRole } from '../support/rbac.ts';
-import { staysTrue, waitFor } from '../support/wait.ts';
+import { staysTrue, waitFor } from '../../bench/testbed/wait.ts';
 
 const NODES = 6;
 const V1 = 'registry.invalid/web:v1';

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { deploymentManifest, isPodReady, startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { deploymentManifest, isPodReady, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 
 describe('kubectl on the test bed', () => {

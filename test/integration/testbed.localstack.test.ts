@@ -16,7 +16,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { StateTable } from '../../infra/constructs/StateTable.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { startLocalStack, type LocalStack } from '../support/aws/localstack.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 describe('LocalStack on the test bed', () => {
   let localstack: LocalStack;

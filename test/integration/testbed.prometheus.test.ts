@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startPrometheus, startTestExporter, type PrometheusServer, type TestExporter } from '../support/prometheus.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 describe('Prometheus on the test bed', () => {
   let exporter: TestExporter;

@@ -9,9 +9,9 @@ import { DynamoWatcherLease } from '../../shared/adapters/dynamodb/watcherLease.
 import { ensureTable } from '../../shared/adapters/dynamodb/table.ts';
 import { HEARTBEAT_TIMEOUT_MS, IDLE_GRACE_MS, RENEW_BEFORE_MS, ensureWatcher, holdWatcherLease, type WatcherDemandDeps } from '../../shared/watch/watcherDemand.ts';
 import { type WatcherLease } from '../../shared/ports.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
-import { ManualClock } from '../support/stateStoreFixtures.ts';
-import { waitFor } from '../support/wait.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
+import { ManualClock } from '../../bench/testbed/stateStoreFixtures.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const WATCHER_MS = 880_000;
 const SILENT = { info: () => {}, warn: () => {}, error: () => {} };

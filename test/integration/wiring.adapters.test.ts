@@ -12,8 +12,8 @@ import type { RolloutEvent, RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator, type Queue } from '../support/aws/emulator.ts';
 import { startMotoServer } from '../support/aws/motoServer.ts';
 import { EventSourceMappingPoller } from '../support/aws/sqsPoller.ts';
-import { ManualClock } from '../support/stateStoreFixtures.ts';
-import { waitFor } from '../support/wait.ts';
+import { ManualClock } from '../../bench/testbed/stateStoreFixtures.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 let aws: AwsEmulator;
 

@@ -19,9 +19,9 @@ import { parseRollout } from '../../shared/rollout/spec.ts';
 import type { ReleaseState, RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator, type Queue } from '../support/aws/emulator.ts';
 import { EventSourceMappingPoller } from '../support/aws/sqsPoller.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
-import { startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
+import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const CLUSTER = 'local';
 const schema = JSON.parse(readFileSync(new URL('../../schemas/rollout-event.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;

@@ -16,7 +16,7 @@ import { Meter } from '../../shared/meter.ts';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
-import { ManualClock, T0 } from '../support/stateStoreFixtures.ts';
+import { ManualClock, T0 } from '../../bench/testbed/stateStoreFixtures.ts';
 
 const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 const ROLE = 'arn:aws:iam::123456789012:role/rollouts-wake';

@@ -19,10 +19,10 @@ import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../suppor
 import { lambdaContext } from '../support/aws/lambdaContext.ts';
 import { signedFetch, unsignedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
 import { EventSourceMappingPoller, type SqsHandler } from '../support/aws/sqsPoller.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
 import { testObservability } from '../support/fakes/observability.ts';
-import { startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const CLUSTER = 'local';
 const caller: Caller = { accessKeyId: 'AKIDWIRINGTEST', secretAccessKey: 'wiring-test-secret', userArn: 'arn:aws:iam::123456789012:user/release-bot' };

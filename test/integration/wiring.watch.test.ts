@@ -15,9 +15,9 @@ import type { RolloutKey } from '../../shared/rollout/types.ts';
 import type { WatchSink, WorkloadChange } from '../../shared/ports.ts';
 import { CatalogRefreshRequests, NEW_ROLLOUT_REASON, runWatchProxy, type WatchProxyStats } from '../../shared/watch/watchProxy.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
-import { startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
+import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 const CLUSTER = 'local';
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -17,10 +17,10 @@ import { ForbiddenError } from '../../shared/errors.ts';
 import { startAwsEmulator, type AwsEmulator } from '../support/aws/emulator.ts';
 import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../support/aws/functionUrl.ts';
 import { signedFetch, type SignedFetchInit } from '../support/aws/sigv4.ts';
-import { startDynalite, type DynaliteHarness } from '../support/dynalite.ts';
+import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
 import { testObservability } from '../support/fakes/observability.ts';
-import { startTestCluster, type TestCluster } from '../support/kube.ts';
-import { waitFor } from '../support/wait.ts';
+import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 import { requiredRbac } from '../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 

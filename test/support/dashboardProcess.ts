@@ -1,7 +1,7 @@
 // `rollouts dashboard` as a child process, as a user starts it: the URL it prints, Ctrl-C to stop.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { REPO_ROOT, ROLLOUTS_BIN } from './cliProcess.ts';
-import { waitFor } from './wait.ts';
+import { REPO_ROOT, ROLLOUTS_BIN } from '../../bench/testbed/cliProcess.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 export class DashboardProcess {
   private output = '';

@@ -4,7 +4,7 @@
 import { AuthorizationV1Api, RbacAuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { ROLLOUTS_GROUP, ROLLOUTS_USER } from '../../shared/adapters/local/controlPlane.ts';
 import { HOOKS_CLUSTER_ROLE } from '../../shared/kube/roles.ts';
-import { waitFor } from './wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 export async function bindHooksRole(admin: KubeConfig, namespace: string): Promise<void> {
   await admin.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({

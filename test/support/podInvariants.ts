@@ -6,8 +6,8 @@
 //     the batch approved so far (an in-place update changes a pod's image: it counts at once);
 //  3. pods kept: with keepUids(), no pod of the workload is ever recreated (in-place updates).
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import { rawGet } from './invariants.ts';
-import { tagOf } from './workloads.ts';
+import { rawGet } from '../../bench/testbed/invariants.ts';
+import { tagOf } from '../../bench/testbed/workloads.ts';
 
 interface Pod {
   metadata: { name: string; uid?: string; deletionTimestamp?: string };

@@ -8,7 +8,7 @@ import { locateTestbedComponent } from '../../shared/adapters/local/controlplane
 import { freePorts } from '../../shared/adapters/local/controlplane/ports.ts';
 import { httpProbe } from '../../shared/adapters/local/controlplane/readiness.ts';
 import { startTestbedDaemon } from './testbedDaemon.ts';
-import { waitFor } from './wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 export interface PrometheusOptions {
   /** host:port targets of one job named `test`. */

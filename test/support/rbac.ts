@@ -3,7 +3,7 @@
 // yet (e.g. Kruise kinds before their drivers declare RBAC), never to widen what the product gets.
 import { AuthorizationV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
 import { ROLLOUTS_USER } from '../../shared/adapters/local/controlPlane.ts';
-import { waitFor } from './wait.ts';
+import { waitFor } from '../../bench/testbed/wait.ts';
 
 export interface ClusterRoleGrant {
   /** Name of the ClusterRole and its ClusterRoleBinding. */

@@ -8,7 +8,7 @@ import type { StateStore } from '../../shared/ports.ts';
 import { initialState } from '../../shared/rollout/state.ts';
 import {
   ManualClock, T0, activeState, approve, completedState, eksCluster, historyEntry, rolloutKey, sampleDocument, sampleOutbox, sampleSpec,
-} from './stateStoreFixtures.ts';
+} from '../../bench/testbed/stateStoreFixtures.ts';
 
 export type StateStoreFactory = (clock: ManualClock) => Promise<StateStore>;
 

@@ -18,8 +18,8 @@ import { CreateFunctionCommand, DeleteFunctionCommand, GetFunctionCommand, Lambd
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { FunctionName } from '../../../infra/bundling.ts';
 import { ENV } from '../../../shared/app/config.ts';
-import type { DynaliteHarness } from '../dynalite.ts';
-import { waitFor } from '../wait.ts';
+import type { DynaliteHarness } from '../../../bench/testbed/dynalite.ts';
+import { waitFor } from '../../../bench/testbed/wait.ts';
 import type { CloudAssembly } from './cloudAssembly.ts';
 import type { AwsEmulator } from './emulator.ts';
 import { startFunctionUrl, type Caller, type FunctionUrlServer } from './functionUrl.ts';

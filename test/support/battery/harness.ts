@@ -19,10 +19,10 @@ import { startLocalApiServer, type LocalApiServer } from '../../../shared/local/
 import type { ReconcileQueue } from '../../../shared/ports.ts';
 import { reconcile } from '../../../shared/reconcile/reconcile.ts';
 import type { ReleaseState, RolloutKey } from '../../../shared/rollout/types.ts';
-import { CLUSTER, Engine } from '../engine.ts';
-import { deploymentManifest } from '../kube.ts';
-import { waitFor } from '../wait.ts';
-import { NAMESPACE, rolloutDocument } from './fixtures.ts';
+import { CLUSTER, Engine } from '../../../bench/testbed/engine.ts';
+import { deploymentManifest } from '../../../bench/testbed/kube.ts';
+import { waitFor } from '../../../bench/testbed/wait.ts';
+import { NAMESPACE, rolloutDocument } from '../../../bench/testbed/battery/fixtures.ts';
 
 export const PRINCIPAL = 'arn:aws:iam::123456789012:user/battery';
 /** The largest body the battery's API accepts, as local mode (shared/local/localMode.ts). */

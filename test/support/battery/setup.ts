@@ -1,6 +1,6 @@
 // Puts each fixture of fixtures.ts in the state its cases need, through the API and `reconcile`,
 // then waits until the cluster is at rest.
-import { FIXTURES, type FixtureName } from './fixtures.ts';
+import { FIXTURES, type FixtureName } from '../../../bench/testbed/battery/fixtures.ts';
 import type { Battery } from './harness.ts';
 
 const REPLICAS = 2;

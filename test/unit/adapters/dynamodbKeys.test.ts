@@ -9,7 +9,7 @@ import {
 import { STATE_TABLE, createTableInput } from '../../../shared/adapters/dynamodb/table.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { initialState } from '../../../shared/rollout/state.ts';
-import { activeState, completedState } from '../../support/stateStoreFixtures.ts';
+import { activeState, completedState } from '../../../bench/testbed/stateStoreFixtures.ts';
 
 const part = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !s.includes('#'));
 

@@ -5,9 +5,9 @@ import type { ApiDeps, ApiResponse } from '../../../shared/api/types.ts';
 import { parseRollout } from '../../../shared/rollout/spec.ts';
 import { initialState } from '../../../shared/rollout/state.ts';
 import type { Release, ReleaseState, RolloutKey } from '../../../shared/rollout/types.ts';
-import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
+import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
-import { ManualClock } from '../../support/stateStoreFixtures.ts';
+import { ManualClock } from '../../../bench/testbed/stateStoreFixtures.ts';
 
 export const KEY: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 export const PATH = '/v1/rollouts/prod/shop/web';

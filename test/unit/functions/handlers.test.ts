@@ -11,11 +11,11 @@ import type { ApiDeps } from '../../../shared/api/types.ts';
 import { Meter } from '../../../shared/meter.ts';
 import type { ReconcileDeps } from '../../../shared/reconcile/deps.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
-import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
+import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { testObservability } from '../../support/fakes/observability.ts';
 import { lambdaContext } from '../../support/aws/lambdaContext.ts';
-import { ManualClock, activeState, sampleDocument, sampleSpec } from '../../support/stateStoreFixtures.ts';
+import { ManualClock, activeState, sampleDocument, sampleSpec } from '../../../bench/testbed/stateStoreFixtures.ts';
 
 const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 

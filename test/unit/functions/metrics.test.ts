@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countingPublisher, timedPasses, transitionMetricName } from '../../../shared/app/observability.ts';
 import { EVENT, rolloutEvent } from '../../../shared/rollout/events.ts';
-import { CollectingPublisher } from '../../support/fakes/collectingPublisher.ts';
+import { CollectingPublisher } from '../../../bench/testbed/fakes/collectingPublisher.ts';
 import { testObservability } from '../../support/fakes/observability.ts';
 
 describe('reconcile metrics', () => {

@@ -8,8 +8,8 @@ import { Meter } from '../../../shared/meter.ts';
 import type { Trigger } from '../../../shared/adapters/sqs/messages.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
-import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
-import { ManualClock, T0 } from '../../support/stateStoreFixtures.ts';
+import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
+import { ManualClock, T0 } from '../../../bench/testbed/stateStoreFixtures.ts';
 
 const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 const api: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'api' };

@@ -8,7 +8,7 @@ import { nextTag, renderBanner } from '../../../shared/local/banner.ts';
 import { dataDirPaths, resolveDataDir } from '../../../shared/local/dataDir.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import { runsAskedFor } from '../../../shared/reconcile/runAgain.ts';
-import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
+import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
 const clock = { now: () => NOW };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { Timers } from '../../../shared/watch/coalescer.ts';
 import { SweepTimer } from '../../../shared/local/sweepTimer.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
-import { MemoryQueue } from '../../support/fakes/memoryQueue.ts';
+import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
 
 /** Timers driven by hand: fire() runs the pending one. */
 function manualTimers() {

@@ -7,7 +7,7 @@ import type { KubeObject, ObjectRef } from '../../../shared/kube/types.ts';
 import type { Command, CommandBody, RolloutKey } from '../../../shared/rollout/types.ts';
 import { deploymentDriver } from '../../../shared/workloads/deployment/driver.ts';
 import { revisionId } from '../../../shared/workloads/deployment/revision.ts';
-import { CollectingPublisher } from '../../support/fakes/collectingPublisher.ts';
+import { CollectingPublisher } from '../../../bench/testbed/fakes/collectingPublisher.ts';
 import { MemoryCluster } from '../../support/fakes/memoryCluster.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { rolloutSpec } from '../../support/sim/scenario.ts';

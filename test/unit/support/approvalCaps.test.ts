@@ -1,8 +1,8 @@
-// The invariant watchers' approval gates (test/support/approvalCaps.ts): a watcher that flags what
+// The invariant watchers' approval gates (bench/testbed/approvalCaps.ts): a watcher that flags what
 // the product did not do is as wrong as one that misses what it did.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApprovalCaps } from '../../support/approvalCaps.ts';
+import { ApprovalCaps } from '../../../bench/testbed/approvalCaps.ts';
 
 describe('approval gates of the invariant watchers', () => {
   it('let the batch grow by what a scale-up added, and by what a scale-down then up put back', () => {

@@ -9,7 +9,7 @@ import type { WorkloadDriver } from '../../../shared/workloads/driver.ts';
 import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
 import { Meter } from '../../../shared/meter.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
-import { ManualClock, sampleDocument, sampleSpec } from '../../support/stateStoreFixtures.ts';
+import { ManualClock, sampleDocument, sampleSpec } from '../../../bench/testbed/stateStoreFixtures.ts';
 
 const web: RolloutKey = { cluster: 'prod', namespace: 'shop', name: 'web' };
 

@@ -3,13 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { readDeployParameters } from '../../infra/parameters.ts';
-import { ServerlessRolloutsStack } from '../../infra/stack.ts';
+import { readDeployParameters } from './parameters.ts';
+import { ServerlessRolloutsStack } from './stack.ts';
 
 export const ACCOUNT = '123456789012';
 export const REGION = 'eu-west-1';
 
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
+const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as { context: Record<string, unknown> };
 
 export interface Synthesized {
   app: App;

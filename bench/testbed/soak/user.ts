@@ -2,7 +2,7 @@
 // acts through local mode's API as a person might at each moment (approve, pause, resume, abort,
 // retry, undo, release a new image, scale the workload like an HPA), and sets the approval gates
 // the watchers check: a new image is capped at one pod until an approval of its release's first
-// step is accepted (test/support/invariants.ts, setWatcher.ts).
+// step is accepted (bench/testbed/invariants.ts, setWatcher.ts).
 import type { AppsV1Api } from '@kubernetes/client-node';
 import type { StatusResponse } from '../../../shared/api/types.ts';
 import type { Random } from '../faults/prng.ts';

@@ -1,5 +1,5 @@
-// Approval gates of the invariant watchers (test/support/invariants.ts for Deployments,
-// test/support/soak/setWatcher.ts for StatefulSets): per image, the pods the batches approved so
+// Approval gates of the invariant watchers (bench/testbed/invariants.ts for Deployments,
+// bench/testbed/soak/setWatcher.ts for StatefulSets): per image, the pods the batches approved so
 // far, and the fewest replicas the workload had since. What the user's scaling adds to the new
 // revision counts on top: a scale-up spreads its pods over both revisions (Deployments) or creates
 // them above the partition (StatefulSets), and a scale-down then up again does the same (soak: 5 →

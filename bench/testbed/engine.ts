@@ -134,7 +134,7 @@ export class Engine {
   }
 
   /**
-   * A namespace with a Ready workload `web` of any kind (test/support/workloads.ts) and its Rollout
+   * A namespace with a Ready workload `web` of any kind (bench/testbed/workloads.ts) and its Rollout
    * applied (SPEC stored, not reconciled yet). DaemonSets get one pod per node.
    */
   async workloadScenario(prefix: string, kind: WorkloadKind, opts: RolloutOptions & { workload?: WorkloadOptions } = {}): Promise<KindScenario> {
