@@ -1,5 +1,37 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { arrowProblem } from './scripts/layers.mjs';
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * layers/downward: every relative import points down the layers of docs/architecture.md, as
+ * scripts/layers.mjs lists them (test/unit/architecture/importGraph.test.ts checks the whole graph,
+ * cycles included).
+ */
+const layers = {
+  rules: {
+    downward: {
+      meta: { type: 'problem', schema: [], docs: { description: 'imports point down the layers (scripts/layers.mjs)' } },
+      create(context) {
+        const from = path.relative(ROOT, context.filename);
+        const check = (node, source) => {
+          if (typeof source !== 'string' || !source.startsWith('.')) return;
+          const problem = arrowProblem(from, path.relative(ROOT, path.resolve(path.dirname(context.filename), source)));
+          if (problem) context.report({ node, message: problem });
+        };
+        return {
+          ImportDeclaration: (node) => check(node, node.source.value),
+          ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+          ExportAllDeclaration: (node) => check(node, node.source.value),
+          ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
+        };
+      },
+    },
+  },
+};
 
 // `import { z } from 'zod'` makes esbuild keep all of zod, its ~40 locales included (450 KB of a
 // Lambda bundle); `import * as z from 'zod'`, the form zod's docs use, keeps what is used (~95 KB).
@@ -21,6 +53,10 @@ export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.rollouts/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    plugins: { layers },
+    rules: { 'layers/downward': 'error' },
+  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
     rules: {
