@@ -43,6 +43,11 @@ export const EVENT = {
   GateCheckFailed: 'Gate Check Failed',
   GatePassed: 'Gate Passed',
   GateFailed: 'Gate Failed',
+  /** A fleet member (fleetGate.ts): a release held for its fleet, permitted, lapsed, or not needed. */
+  WaitingForFleet: 'Waiting For Fleet',
+  ReleasePermitted: 'Release Permitted',
+  PermitLapsed: 'Permit Lapsed',
+  NothingToRelease: 'Nothing To Release',
 } as const;
 export type EventType = (typeof EVENT)[keyof typeof EVENT];
 
