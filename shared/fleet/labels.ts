@@ -55,7 +55,7 @@ export function labelValueProblem(value: string): string | null {
 }
 
 /** A label map: every key and value checked, each problem at its own path (`labels["ring"]`). */
-export const labelsSchema = z.record(z.string(), z.string({ error: 'must be a string (quote numbers and booleans)' })).superRefine((labels, ctx) => {
+export const labelsSchema = z.record(z.string(), z.string()).superRefine((labels, ctx) => {
   for (const [key, value] of Object.entries(labels)) {
     const keyProblem = labelKeyProblem(key);
     if (keyProblem) ctx.addIssue({ code: 'custom', message: `invalid label key: ${keyProblem}`, path: [key], input: key });

@@ -36,6 +36,8 @@ export interface MemberView {
   /** It has a STATE and has adopted its workload: a permit can do something. */
   ready: boolean;
   progress: MemberProgress;
+  /** The id of the last permit of this fleet release it consumed (its record), null when none. */
+  permitId: string | null;
   /** A release of it runs under the fleet release (frozen by a failure, rolling back, or moving). */
   active: boolean;
   /** A template it holds that its fleet has not permitted (a GitOps sync, kubectl, a permit's lapsed change). */
@@ -52,7 +54,7 @@ export interface MemberView {
 }
 
 export const MISSING_MEMBER: MemberView = {
-  ready: false, progress: 'none', active: false, held: null, stableImages: null, unreachableSince: null, degraded: false, paused: false,
+  ready: false, progress: 'none', permitId: null, active: false, held: null, stableImages: null, unreachableSince: null, degraded: false, paused: false,
   message: 'the member rollout has no state yet', cause: null,
 };
 
@@ -64,6 +66,7 @@ export function viewMember(s: ReleaseState | null, ref: string | null): MemberVi
   return {
     ready: s.stableRevision !== null || rel !== null,
     progress: ref === null ? 'none' : progressUnder(s, ref),
+    permitId: ref !== null && s.permit?.fleetRelease === ref ? s.permit.id : null,
     active: ref !== null && rel?.permit?.fleetRelease === ref,
     held,
     stableImages: s.stableImages ?? null,

@@ -8,6 +8,9 @@ import { halt, newMember } from './release.ts';
 import { DONE, allMembers } from './state.ts';
 import type { FleetRelease, MemberRun, WaveRun } from './types.ts';
 
+/** Progress read from a member's permit record rather than from a release of it. */
+const RECORD_PROGRESS: ReadonlySet<string> = new Set(['permitted', 'no-change', 'refused', 'stale']);
+
 /** A permit that lapsed this often (the member's template kept changing under it) fails the member. */
 export const MAX_PERMITS = 3;
 
@@ -46,40 +49,42 @@ function isLate(wave: WaveRun): boolean {
   return wave.state === 'AfterWave' || wave.state === 'Completed';
 }
 
-/** Each member's status from its own STATE; a member whose cluster stays unreachable past the deadline fails. */
+/** Each member's status from its own STATE. */
 export function observeMembers(d: FleetDraft, rel: FleetRelease): void {
   for (const wave of rel.waves) {
     for (const m of wave.members) {
       if (m.status === 'Left' || m.status === 'Skipped' || m.revoked) continue;
-      observeMember(d, rel, wave, m);
+      observeMember(d, wave, m);
     }
   }
 }
 
-function observeMember(d: FleetDraft, rel: FleetRelease, wave: WaveRun, m: MemberRun): void {
+function observeMember(d: FleetDraft, wave: WaveRun, m: MemberRun): void {
   const v = d.member(m.cluster);
   const ctx = { wave: wave.spec.name, cluster: m.cluster };
   const wasDone = DONE.has(m.status);
   m.note = v.message;
   m.cause = v.cause;
+  // What its permit record says concerns the last permit it consumed: an older one's outcome says nothing of the permit out now.
+  const progress = RECORD_PROGRESS.has(v.progress) && v.permitId !== m.permitId ? 'none' : v.progress;
   const fail = (why: string) => {
     m.status = 'Failed';
     m.endedAt = d.now.toISOString();
     m.note = why;
     if (!wasDone) d.emit(FLEET_EVENT.MemberFailed, `cluster ${m.cluster} failed: ${why}`, ctx);
   };
-  switch (v.progress) {
+  switch (progress) {
     case 'releasing':
     case 'permitted':
-      if (m.status === 'Waiting' || m.status === 'Permitted' || m.status === 'Releasing') m.status = v.progress === 'releasing' ? 'Releasing' : 'Permitted';
+      if (m.status === 'Waiting' || m.status === 'Permitted' || m.status === 'Releasing') m.status = progress === 'releasing' ? 'Releasing' : 'Permitted';
       break;
     case 'completed':
     case 'no-change':
       // A failure, once counted, stays counted (a wave may have opened on it).
       if (m.status === 'Completed' || m.status === 'NoChange' || m.status === 'Failed') break;
-      m.status = v.progress === 'completed' ? 'Completed' : 'NoChange';
+      m.status = progress === 'completed' ? 'Completed' : 'NoChange';
       m.endedAt = d.now.toISOString();
-      d.emit(FLEET_EVENT.MemberCompleted, v.progress === 'completed' ? `cluster ${m.cluster} completed its release` : `cluster ${m.cluster} already ran the change: nothing to release`, ctx);
+      d.emit(FLEET_EVENT.MemberCompleted, progress === 'completed' ? `cluster ${m.cluster} completed its release` : `cluster ${m.cluster} already ran the change: nothing to release`, ctx);
       break;
     case 'failed':
     case 'refused':
@@ -98,7 +103,6 @@ function observeMember(d: FleetDraft, rel: FleetRelease, wave: WaveRun, m: Membe
       if (m.status === 'Releasing') m.status = 'Waiting';
       break;
   }
-  watchReachability(d, rel, wave, m, v.unreachableSince);
 }
 
 /** Members whose turn has come: an open wave's, or a late joiner's. */
@@ -106,7 +110,12 @@ export function turnCame(wave: WaveRun, m: MemberRun): boolean {
   return m.late || wave.state === 'Releasing';
 }
 
-function watchReachability(d: FleetDraft, _rel: FleetRelease, wave: WaveRun, m: MemberRun, since: string | null): void {
+/**
+ * A member whose turn came (waves.ts calls this as it schedules an open wave) and whose cluster is
+ * unreachable holds its wave; past unreachableDeadline, counted from its turn, it fails.
+ */
+export function watchReachability(d: FleetDraft, wave: WaveRun, m: MemberRun): void {
+  const since = d.member(m.cluster).unreachableSince;
   if (since === null || DONE.has(m.status) || !turnCame(wave, m)) {
     m.unreachableSince = null;
     return;

@@ -7,6 +7,7 @@ import { imagesMismatch } from '../rollout/fleetGate.ts';
 import { instant } from '../rollout/message.ts';
 import { isWindowOpen, nextOpeningWindow, wallClockLabel, WINDOW_SEARCH_DAYS } from '../rollout/windows.ts';
 import { afterWave, enterAfterWave } from './afterWave.ts';
+import { checkFailures, watchReachability } from './observe.ts';
 import type { FleetDraft } from './draft.ts';
 import { FLEET_EVENT } from './events.ts';
 import { MISSING_MEMBER, memberSpec, type MemberView } from './member.ts';
@@ -31,7 +32,7 @@ export function progressWaves(d: FleetDraft, rel: FleetRelease): void {
       d.emit(FLEET_EVENT.WaveStarted, `wave ${index + 1}/${rel.waves.length} ${wave.spec.name} started: ${liveMembers(wave).map((m) => m.cluster).join(', ') || 'no cluster'}`, { wave: wave.spec.name });
     }
     if (wave.state === 'Releasing') {
-      schedule(d, rel, wave, wave.members.filter((m) => !m.late));
+      if (!scheduleChecked(d, rel, wave, wave.members.filter((m) => !m.late))) return;
       if (!liveMembers(wave).every((m) => DONE.has(m.status))) break;
       if (liveMembers(wave).length === 0) {
         complete(d, wave, 'it has no cluster');
@@ -50,7 +51,7 @@ export function progressWaves(d: FleetDraft, rel: FleetRelease): void {
       complete(d, wave, 'its members are done and its after-wave tasks passed');
     }
   }
-  for (const wave of rel.waves) schedule(d, rel, wave, wave.members.filter((m) => m.late));
+  for (const wave of rel.waves) if (!scheduleChecked(d, rel, wave, wave.members.filter((m) => m.late))) return;
   if (rel.state === 'Progressing' && rel.waves.every((w) => w.state === 'Completed') && allMembers(rel).every((m) => DONE.has(m.status))) {
     const counts = countBy(allMembers(rel).map((m) => m.status));
     d.emit(FLEET_EVENT.ReleaseCompleted, `fleet release ${rel.id} completed: ${Object.entries(counts).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(', ')}`);
@@ -67,6 +68,18 @@ function complete(d: FleetDraft, wave: WaveRun, why: string): void {
 /** The wave's members that are still in the fleet. */
 export function liveMembers(wave: WaveRun): MemberRun[] {
   return wave.members.filter((m) => m.status !== 'Left');
+}
+
+/**
+ * A member whose cluster stayed unreachable past its deadline fails first, and may be one failure
+ * too many: then nothing starts (false: the release halted). Otherwise the candidates are scheduled.
+ */
+function scheduleChecked(d: FleetDraft, rel: FleetRelease, wave: WaveRun, candidates: MemberRun[]): boolean {
+  for (const m of candidates) watchReachability(d, wave, m);
+  checkFailures(d, rel);
+  if (rel.state !== 'Progressing') return false;
+  schedule(d, rel, wave, candidates);
+  return true;
 }
 
 /**

@@ -124,11 +124,11 @@ export class FleetSim {
 
   /** Fleet and members until nothing changes (bounded). */
   settle(commands: FleetCommand[] = [], maxRounds = 40): FleetPlanResult {
-    let r = this.fleetStep(commands);
+    this.fleetStep(commands);
     for (let i = 0; i < maxRounds; i += 1) {
       const before = JSON.stringify([this.state, [...this.members.values()].map((m) => [m.state, m.sim.view()])]);
       this.membersStep();
-      r = this.fleetStep();
+      const r = this.fleetStep();
       if (JSON.stringify([this.state, [...this.members.values()].map((m) => [m.state, m.sim.view()])]) === before) return r;
     }
     throw new Error(`fleet did not settle in ${maxRounds} rounds: ${this.state.message}`);

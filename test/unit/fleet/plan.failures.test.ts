@@ -136,11 +136,25 @@ describe('planFleet: an unreachable cluster', () => {
     f.settle([fleetCommand({ type: 'approve' })]);
     assert.equal(f.state.phase, 'Progressing');
     assert.match(f.state.message, /cluster eu unreachable since/);
+    assert.equal(f.counts(V2).us, 0, 'permitted as it went away, eu holds the one slot');
     f.advance(121);
     f.settle();
     assert.equal(f.state.phase, 'Halted');
     assert.match(f.state.message, /eu \(cluster eu unreachable since .* \(unreachableDeadline 120s\)\)/);
-    assert.equal(f.counts(V2).us, 0);
+  });
+
+  it('takes no slot when unreachable before its turn: the next member of the wave goes, and the wave waits for it', () => {
+    const f = FleetSim.of(fleetDocument(), three());
+    f.settle([release()]);
+    f.down.add('eu');
+    f.membersStep();
+    f.settle([fleetCommand({ type: 'approve' })]);
+    assert.deepEqual(f.counts(V2), { canary: 4, eu: 0, us: 4 });
+    assert.equal(f.state.phase, 'Progressing', 'the wave is not done without eu');
+    assert.match(f.state.message, /wave 2\/2 "rest": cluster eu unreachable since/);
+    f.down.delete('eu');
+    f.settle();
+    assert.equal(f.state.phase, 'Completed');
   });
 });
 
