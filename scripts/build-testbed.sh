@@ -50,6 +50,11 @@ dir_of() {
 
 if [[ "${1:-}" == "--print-dir" ]]; then dir_of "${2:?component}"; exit 0; fi
 
+# One build at a time per component cache: two checkouts building at once would write the same
+# files (each component then finds the other's result and says "cached").
+mkdir -p "$CACHE_ROOT"
+exec 9>"$CACHE_ROOT/.testbed-build.lock"
+flock 9
 renice -n 10 -p $$ >/dev/null 2>&1 || true   # 2 shared cores: tests and other work come first
 export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
 export CGO_ENABLED=0

@@ -24,6 +24,15 @@ if all_present && [[ -f "$OUT/stages/pod-ready.yaml" ]]; then
 fi
 
 command -v go >/dev/null || { echo "testplane: go is required to build the control plane" >&2; exit 1; }
+# Two checkouts building at once (worktrees, a test run beside a setup) would write the same .tmp
+# binaries: one build at a time, and a build that waited finds the other's result.
+mkdir -p "$CACHE_ROOT"
+exec 9>"$CACHE_ROOT/.build.lock"
+flock 9
+if all_present && [[ -f "$OUT/stages/pod-ready.yaml" ]]; then
+  echo "testplane: cached at $BIN (built meanwhile by another run)"
+  exit 0
+fi
 start=$(date +%s)
 mkdir -p "$BIN"
 WORK=$(mktemp -d "${CACHE_ROOT}/build.XXXXXX")
