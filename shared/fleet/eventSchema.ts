@@ -2,7 +2,7 @@
 // rollout's: one zod definition, from which schemas/fleet-event.schema.json is generated
 // (`npm run schemas`), so the two cannot drift. `detail` is the FleetEvent itself.
 import * as z from 'zod';
-import { causeSchema, EVENT_SCHEMA_SOURCE } from '../rollout/eventSchema.ts';
+import { causeSchema, eventBridgeEnvelope, type Exact } from '../rollout/eventSchema.ts';
 import { FLEET_EVENT } from './events.ts';
 import { FLEET_CAUSE_KINDS, FLEET_PHASES, type FleetCause, type FleetEvent } from './types.ts';
 
@@ -36,24 +36,13 @@ export const fleetEventSchema = z.strictObject({
   commandId: z.string().optional().describe('The id of the command that caused it'),
 }).describe('A fleet transition (the EventBridge event detail)');
 
-export const fleetEventBridgeSchema = z.object({
-  version: z.string(),
-  id: z.string(),
-  'detail-type': z.enum(eventTypes),
-  source: z.literal(EVENT_SCHEMA_SOURCE),
-  account: z.string().optional(),
-  time: instant,
-  region: z.string(),
-  resources: z.array(z.string()),
-  detail: fleetEventSchema,
-}).describe('serverless-rollouts fleet transition event on EventBridge (source serverless-rollouts, detail-type = detail.type)');
+export const fleetEventBridgeSchema = eventBridgeEnvelope(eventTypes, fleetEventSchema, 'serverless-rollouts fleet transition event on EventBridge (source serverless-rollouts, detail-type = detail.type)');
 
 /** The JSON Schema committed at schemas/fleet-event.schema.json. */
 export function fleetEventJsonSchema(): Record<string, unknown> {
   return { $id: FLEET_EVENT_SCHEMA_ID, title: 'serverless-rollouts fleet transition event', ...z.toJSONSchema(fleetEventBridgeSchema, { target: 'draft-2020-12' }) };
 }
 
-type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const detailMatches: Exact<keyof z.infer<typeof fleetEventSchema>, keyof FleetEvent> = true;
 const causeMatches: Exact<keyof z.infer<typeof fleetCauseSchema>, keyof FleetCause> = true;
 void detailMatches;

@@ -1,6 +1,7 @@
 // Event types of fleet releases. Each transition is one history entry of the fleet and one
 // EventBridge event (detail-type = the value; "Fleet " sets them apart from a rollout's), so the
 // names are part of the public contract (schemas/fleet-event.schema.json).
+import { transition } from '../rollout/events.ts';
 import type { FleetCause, FleetEvent, FleetPhase } from './types.ts';
 
 export const FLEET_EVENT = {
@@ -52,12 +53,6 @@ export function fleetEvent(
     phase: fields.phase,
     wave: fields.wave ?? null,
     cluster: fields.cluster ?? null,
-    message: fields.message,
-    at: fields.at.toISOString(),
-    by: fields.by ?? null,
-    // The planner fills these with the fleet's reason after the whole pass (plan.ts).
-    reason: fields.reason ?? '',
-    cause: fields.cause ?? null,
-    ...(fields.commandId ? { commandId: fields.commandId } : {}),
+    ...transition(fields),
   };
 }

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { duration, gatesSchema } from '../rollout/checkSchema.ts';
 import { replicasProblem, thresholdProblem } from '../rollout/intOrPercent.ts';
+import { dnsLabel, dnsSubdomain, intOrPercent } from '../rollout/specSchema.ts';
 import { labelKeyProblem, labelsSchema, selectorSchema } from './labels.ts';
 
 export const FLEET_KIND = 'FleetRollout';
@@ -12,23 +13,6 @@ export const FLEET_KIND = 'FleetRollout';
 export const MAX_WAVES = 31;
 /** How long an unreachable member may hold its wave before it counts as failed, unless told otherwise. */
 export const DEFAULT_UNREACHABLE_DEADLINE_SECONDS = 600;
-
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-const dnsLabel = z.string().refine((s) => s.length <= 63 && DNS1123_LABEL.test(s), {
-  error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
-});
-const dnsSubdomain = z.string().refine((s) => s.length <= 253 && DNS1123_SUBDOMAIN.test(s), {
-  error: 'must be a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters',
-});
-
-function intOrPercent(problem: (v: number | string) => string | null) {
-  return z.union([z.number(), z.string()], { error: 'must be an integer or a percent string such as "50%"' }).superRefine((v, ctx) => {
-    const reason = problem(v);
-    if (reason) ctx.addIssue({ code: 'custom', message: reason, input: v });
-  });
-}
 
 /** A share of the clusters left: 1..100, written 25 or "25%". */
 const percent = z.union([z.number(), z.string()], { error: 'must be a percent from 1 to 100, such as 25 or "25%"' }).superRefine((v, ctx) => {
