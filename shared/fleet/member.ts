@@ -93,9 +93,10 @@ function progressUnder(s: ReleaseState, ref: string): MemberProgress {
   if (p?.fleetRelease !== ref) return 'none';
   switch (p.status) {
     case 'Applied':
+      return 'permitted';
     case 'Bound':
-      // Bound with no release of it left: it ended in a way the member no longer records (its STATE was restored).
-      return p.status === 'Bound' ? 'stale' : 'permitted';
+      // Bound, with no release of it left: it ended in a way the member no longer records (its STATE was restored).
+      return 'stale';
     case 'NoChange':
       return 'no-change';
     case 'Refused':

@@ -54,8 +54,12 @@ export function assignWaves(spec: FleetSpec, clusters: readonly ClusterInfo[]): 
   });
   const last = out[out.length - 1];
   if (last) last.members.push(...left.map((cluster) => ({ cluster, placedBy: 'last-wave' as const })));
-  for (const a of out) a.members = waveOrder(a.members.map((m) => m.cluster), a.wave.sortingLabelKey).map((c) => a.members.find((m) => m.cluster === c) as WaveAssignment['members'][number]);
-  return out;
+  return out.map((a) => ({ ...a, members: inWaveOrder(a) }));
+}
+
+function inWaveOrder(a: WaveAssignment): WaveAssignment['members'] {
+  const placedBy = new Map(a.members.map((m) => [m.cluster.name, m.placedBy]));
+  return waveOrder(a.members.map((m) => m.cluster), a.wave.sortingLabelKey).map((cluster) => ({ cluster, placedBy: placedBy.get(cluster.name) ?? 'order' }));
 }
 
 function picks(wave: WaveSpec, left: readonly ClusterInfo[]): ClusterInfo[] {

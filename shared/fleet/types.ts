@@ -1,7 +1,7 @@
 // Domain types of fleet releases (docs/fleet.md): one workload released cluster by cluster, wave by
 // wave, by member Rollouts that the fleet permits to start. Pure data, like shared/rollout/types.ts.
 import type { Cause } from '../rollout/cause.ts';
-import type { Gate, GateRun } from '../rollout/checkTypes.ts';
+import type { Gate, GateMeasurement, GateRun } from '../rollout/checkTypes.ts';
 import type { Command, IntOrPercent, ReleaseState, ReleaseWindow, RolloutKey, RolloutSpec, TemplateChange, WorkloadKind } from '../rollout/types.ts';
 import type { LabelSelector } from './labels.ts';
 
@@ -234,7 +234,8 @@ export interface FleetCallContext {
 
 export type FleetInvocation = { type: 'check-gate'; gate: Gate; context: FleetCallContext };
 
-export type FleetInvocationResult = { type: 'check-gate'; gate: string; wave: string; measurement: { result: 'pass' | 'fail' | 'inconclusive' | 'error'; value: string }; at: string };
+/** What an after-wave gate check answered (the pipeline records it with recordFleetResults). */
+export type FleetInvocationResult = { type: 'check-gate'; gate: string; wave: string; measurement: GateMeasurement; at: string };
 
 export interface FleetEvent {
   /** EventBridge detail-type, e.g. "Fleet Wave Started". */
