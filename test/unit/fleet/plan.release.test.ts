@@ -50,6 +50,14 @@ describe('planFleet: a release with the fleet\'s change', () => {
     assert.deepEqual(order, ['canary', 'eu', 'us']);
   });
 
+  it('names what it waits on: the wave, the cluster and the member\'s own reason and cause', () => {
+    const f = FleetSim.of(fleetDocument('web', { template: { strategy: { canary: { steps: [{ replicas: 1 }, { replicas: '100%' }] } } } }), three());
+    f.settle([release()]);
+    assert.match(f.state.message, /^fleet release f1, wave 1\/2 "canary": cluster canary releasing: step 1\/2: awaiting approval since 2026-11-30T10:00:00Z \(rollouts approve web\)$/);
+    const c = f.state.cause;
+    assert.deepEqual({ kind: c?.kind, wave: c?.wave, cluster: c?.cluster, member: c?.member?.kind, object: c?.member?.object }, { kind: 'Member', wave: 'canary', cluster: 'canary', member: 'Approval', object: 'step/1' });
+  });
+
   it('opens a wave\'s members maxConcurrency at a time (a percent of the wave, rounded down, at least one)', () => {
     const clusters = [cluster('a'), cluster('b'), cluster('c'), cluster('d'), cluster('e')];
     const f = FleetSim.of(fleetDocument('web', { waves: [{ name: 'all', maxConcurrency: '40%' }] }), clusters);
