@@ -84,14 +84,15 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // The rollout core is pure: no SDK, no Kubernetes client, no Lambda types, no I/O modules.
-    files: ['shared/rollout/**/*.ts'],
+    // The rollout core and the fleet core are pure: no SDK, no Kubernetes client, no Lambda types,
+    // no I/O modules (docs/fleet.md: planFleet is plan()'s counterpart for a fleet).
+    files: ['shared/rollout/**/*.ts', 'shared/fleet/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
-          { group: ['@aws-sdk/*', '@kubernetes/*', '@middy/*', '@aws-lambda-powertools/*', 'aws-lambda', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'shared/rollout is pure: no SDK imports.' },
-          { group: ['node:fs', 'node:fs/*', 'node:http', 'node:https', 'node:net', 'node:child_process', 'fs', 'http', 'https', 'net', 'child_process'], message: 'shared/rollout is pure: no I/O.' },
-          { group: ['../adapters/*', '../reconcile/*', '../workloads/*', '../cli/*'], message: 'shared/rollout must not depend on outer layers.' },
+          { group: ['@aws-sdk/*', '@kubernetes/*', '@middy/*', '@aws-lambda-powertools/*', 'aws-lambda', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'shared/rollout and shared/fleet are pure: no SDK imports.' },
+          { group: ['node:fs', 'node:fs/*', 'node:http', 'node:https', 'node:net', 'node:child_process', 'fs', 'http', 'https', 'net', 'child_process'], message: 'shared/rollout and shared/fleet are pure: no I/O.' },
+          { group: ['../adapters/*', '../reconcile/*', '../workloads/*', '../cli/*', '../api/*', '../app/*', '../local/*', '../watch/*', '../dashboard/*'], message: 'shared/rollout and shared/fleet must not depend on outer layers.' },
         ],
       }],
       'no-restricted-properties': ['error',

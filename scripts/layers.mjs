@@ -12,31 +12,33 @@ export const PARTS = [
   { name: 'kernel', paths: ['shared/errors.ts', 'shared/json.ts', 'shared/meter.ts', 'shared/kube/'], may: [] },
   // The rollout core: pure, no SDK, no I/O (its own lint rules say so too).
   { name: 'core', paths: ['shared/rollout/'], may: ['kernel'] },
+  // The fleet core: pure like the rollout core, which it builds on (a member is a rollout).
+  { name: 'fleet', paths: ['shared/fleet/'], may: ['core', 'kernel'] },
   // The ports: interfaces only, over the core's types.
-  { name: 'ports', paths: ['shared/ports.ts'], may: ['core', 'kernel'] },
+  { name: 'ports', paths: ['shared/ports.ts'], may: ['fleet', 'core', 'kernel'] },
   // The wall clock, the one implementation of the Clock port that reads the time.
   { name: 'clock', paths: ['shared/clock.ts'], may: ['ports'] },
   // The workload drivers: each owns its kind.
-  { name: 'drivers', paths: ['shared/workloads/'], may: ['ports', 'core', 'kernel'] },
+  { name: 'drivers', paths: ['shared/workloads/'], may: ['ports', 'fleet', 'core', 'kernel'] },
   // The services, written against the ports and the drivers; they do not import one another.
-  { name: 'reconcile', paths: ['shared/reconcile/'], may: ['drivers', 'ports', 'core', 'kernel'] },
-  { name: 'watch', paths: ['shared/watch/'], may: ['drivers', 'ports', 'core', 'kernel'] },
-  { name: 'api', paths: ['shared/api/'], may: ['drivers', 'ports', 'core', 'kernel'] },
+  { name: 'reconcile', paths: ['shared/reconcile/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'watch', paths: ['shared/watch/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'api', paths: ['shared/api/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
   // The adapters implement the ports; they never import a service, a driver or a composition root.
-  { name: 'adapters', paths: ['shared/adapters/'], may: ['clock', 'ports', 'core', 'kernel'] },
+  { name: 'adapters', paths: ['shared/adapters/'], may: ['clock', 'ports', 'fleet', 'core', 'kernel'] },
   // The composition roots: the Lambdas' and local mode's; neither imports the other.
-  { name: 'app', paths: ['shared/app/'], may: ['reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'core', 'kernel'] },
-  { name: 'local', paths: ['shared/local/'], may: ['reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'core', 'kernel'] },
+  { name: 'app', paths: ['shared/app/'], may: ['reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'local', paths: ['shared/local/'], may: ['reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
   // The interfaces people and AWS use, from the API's client up.
-  { name: 'client', paths: ['shared/client/'], may: ['api', 'core', 'kernel'] },
-  { name: 'dashboard', paths: ['shared/dashboard/'], may: ['client', 'api', 'clock', 'ports', 'core', 'kernel'] },
-  { name: 'cli', paths: ['shared/cli/'], may: ['manifest', 'dashboard', 'client', 'local', 'api', 'drivers', 'clock', 'ports', 'core', 'kernel'] },
-  { name: 'functions', paths: ['functions/'], may: ['app', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'core', 'kernel'] },
-  { name: 'infra', paths: ['infra/'], may: ['app', 'api', 'adapters', 'drivers', 'ports', 'core', 'kernel'] },
+  { name: 'client', paths: ['shared/client/'], may: ['api', 'fleet', 'core', 'kernel'] },
+  { name: 'dashboard', paths: ['shared/dashboard/'], may: ['client', 'api', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'cli', paths: ['shared/cli/'], may: ['manifest', 'dashboard', 'client', 'local', 'api', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'functions', paths: ['functions/'], may: ['app', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'infra', paths: ['infra/'], may: ['app', 'api', 'adapters', 'drivers', 'ports', 'fleet', 'core', 'kernel'] },
   { name: 'bin', paths: ['bin/'], may: ['cli'] },
   // Around the product: the benchmarks and the tooling use it; only the tests may use the tests' support.
-  { name: 'bench', paths: ['bench/'], may: ['manifest', 'scripts', 'infra', 'bin', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'core', 'kernel'] },
-  { name: 'scripts', paths: ['scripts/'], may: ['manifest', 'bench', 'infra', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'core', 'kernel'] },
+  { name: 'bench', paths: ['bench/'], may: ['manifest', 'scripts', 'infra', 'bin', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'scripts', paths: ['scripts/'], may: ['manifest', 'bench', 'infra', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
   { name: 'test', paths: ['test/'], may: ['*'] },
 ];
 

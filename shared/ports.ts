@@ -11,6 +11,7 @@ import type { KubeObject, KubeWrite, ObjectRef } from './kube/types.ts';
 import type { Cause } from './rollout/cause.ts';
 import type { Invocation, InvocationResult } from './rollout/checkTypes.ts';
 import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from './rollout/types.ts';
+import type { ClusterPlacement } from './fleet/clusters.ts';
 
 // ---- Clock --------------------------------------------------------------------------------------
 
@@ -75,7 +76,8 @@ export interface LoadedRollout {
   state: StoredState;
 }
 
-export interface ClusterRegistration {
+/** How to reach a cluster, and (ClusterPlacement) its labels and time zone for fleets (shared/fleet/clusters.ts). */
+export interface ClusterRegistration extends ClusterPlacement {
   name: string;
   /** EKS cluster (endpoint and CA from DescribeCluster) … */
   eks?: { clusterName: string; region: string; roleArn?: string };

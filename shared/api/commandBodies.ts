@@ -9,7 +9,7 @@ export const COMMAND_VERBS = ['approve', 'pause', 'resume', 'abort', 'undo', 're
 export type CommandVerb = (typeof COMMAND_VERBS)[number];
 
 /** Client idempotency key: the same id sent twice is applied once (the second answer says duplicate). */
-const commandId = z
+export const commandId = z
   .string()
   .min(1, { error: 'must not be empty' })
   .max(128, { error: 'must be at most 128 characters' })
@@ -29,6 +29,14 @@ const image = z.string().superRefine((ref, ctx) => {
 
 const CONTAINER_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+/** `{container: image}` of a release: each key a container name, each value an image reference. */
+export const imagesSchema = z.record(z.string(), image).superRefine((images, ctx) => {
+  // Keys are checked here, not by z.record's key schema, whose failure says only "Invalid key in record".
+  for (const container of Object.keys(images)) {
+    if (!CONTAINER_NAME.test(container)) ctx.addIssue({ code: 'custom', path: [container], message: 'container name must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)' });
+  }
+});
+
 const bare = z.strictObject({ commandId });
 
 const schemas = {
@@ -45,12 +53,7 @@ const schemas = {
   release: z
     .strictObject({
       commandId,
-      // Keys are checked here, not by z.record's key schema, whose failure says only "Invalid key in record".
-      images: z.record(z.string(), image).superRefine((images, ctx) => {
-        for (const container of Object.keys(images)) {
-          if (!CONTAINER_NAME.test(container)) ctx.addIssue({ code: 'custom', path: [container], message: 'container name must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)' });
-        }
-      }).optional(),
+      images: imagesSchema.optional(),
       templatePatch: z.record(z.string(), z.unknown()).optional(),
       startAt: startAt.optional(),
     })

@@ -5,13 +5,13 @@ import type { RolloutKey } from '../rollout/types.ts';
 import { badRequest } from './httpError.ts';
 
 /** Our own name for a registered cluster (not necessarily the EKS name). */
-const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+export const CLUSTER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 /** Kubernetes namespace: a DNS-1123 label. */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** Kubernetes object name: a DNS-1123 subdomain. */
 const OBJECT_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-const RULES = {
+export const RULES = {
   cluster: [CLUSTER_NAME, 'must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit'],
   namespace: [NAMESPACE, 'must be a DNS-1123 label (lowercase letters, digits and "-", at most 63 characters)'],
   name: [OBJECT_NAME, 'must be a DNS-1123 subdomain (lowercase letters, digits, "-" and ".", at most 253 characters)'],

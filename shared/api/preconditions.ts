@@ -36,5 +36,9 @@ export function commandRejection(cmd: CommandBody, spec: RolloutSpec, s: Release
     case 'release':
     case 'delete':
       return null;
+    case 'permit':
+    case 'revoke':
+      // Recorded by a member's fleet through the store (shared/fleet), never accepted from the API.
+      return `${cmd.type} is sent by a member's fleet only`;
   }
 }

@@ -28,7 +28,7 @@ function issue(ctx: z.RefinementCtx, message: string, input: unknown): void {
 }
 
 /** A duration: "30s", "5m", "1h30m", or an integer of seconds. */
-function duration(opts: { min: number; max?: number }) {
+export function duration(opts: { min: number; max?: number }) {
   return z.union([z.number(), z.string()], { error: 'must be a duration such as "30s" or "5m", or a number of seconds' }).superRefine((v, ctx) => {
     const ms = typeof v === 'number' ? (Number.isInteger(v) ? v * 1000 : null) : durationMs(v);
     if (ms === null) return issue(ctx, 'must be a duration such as "30s", "5m" or "1h30m", or a whole number of seconds', v);

@@ -3,6 +3,7 @@
 // forever, because the user acted on a state that no longer exists.
 import type { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
+import { isMemberOf, permitApplied, permitHeld, permitRefused, revoke } from './fleetGate.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, RevisionView, TemplateChange } from './types.ts';
 
@@ -84,6 +85,8 @@ function applyOne(d: Draft, cmd: Command): void {
       d.emit(EVENT.RollbackStarted, `aborted by ${cmd.by}: returning every pod to the stable revision`, cmd.by);
       return;
     case 'undo': {
+      // A member's revisions are its fleet's to choose: an undo here would release one no wave permitted.
+      if (d.spec.fleet) return ignore(`a member of fleet ${d.spec.fleet.name} goes back with rollouts fleet abort, not undo`);
       const target = undoTarget(d, cmd.toRevision);
       if (typeof target === 'string') return ignore(target);
       const stable = s.stableRevision ?? d.view.templateRevision;
@@ -95,28 +98,52 @@ function applyOne(d: Draft, cmd: Command): void {
     case 'delete':
       return; // handled by plan() before any other command
     case 'release': {
-      const refusal = cmd.refusal ?? unknownContainers(d, cmd.change);
-      if (refusal !== null) {
-        // The cluster will not take this template (or no longer has the container): the request
-        // fails now, with the reason, rather than jamming every later pass (issue 13).
-        s.refusal = `release requested by ${cmd.by} failed: ${refusal}`;
-        s.phase = 'Failed';
-        d.emit(EVENT.ReleaseFailed, s.refusal, cmd.by);
-        return;
-      }
-      s.scheduledStartAt = cmd.startAt ?? null;
-      s.requestedBy = cmd.by;
-      // A rollback or undo that has not put its template back yet would overwrite this change with
-      // it: the new template wins, and the next pass starts its release (detectNewRevision).
-      if (rel && !rel.templateSet) rel.templateSet = true;
-      d.commandActions.push({ type: 'set-template', change: cmd.change });
-      // The new template is seen by the next pass; do not count on its watch event alone (a rollout
-      // applied a moment ago may not be watched yet).
-      d.requeue(TEMPLATE_SEEN_REQUEUE_SECONDS);
+      const refusal = changeTemplate(d, cmd, cmd.change, cmd.startAt);
+      if (refusal !== null) return refuseRequest(d, `release requested by ${cmd.by} failed: ${refusal}`, cmd.by);
       d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by);
       return;
     }
+    case 'permit': {
+      if (!isMemberOf(d.spec, cmd.fleet)) return ignore(`this rollout is not a member of fleet ${cmd.fleet}`);
+      if (cmd.change === undefined) return permitHeld(d, cmd, ignore);
+      const refusal = changeTemplate(d, cmd, cmd.change);
+      if (refusal === null) return permitApplied(d, cmd, cmd.change);
+      permitRefused(d, cmd, refusal);
+      return refuseRequest(d, `release permitted by fleet ${cmd.fleet} failed: ${refusal}`, cmd.by);
+    }
+    case 'revoke':
+      if (!isMemberOf(d.spec, cmd.fleet)) return ignore(`this rollout is not a member of fleet ${cmd.fleet}`);
+      return revoke(d, cmd, ignore);
   }
+}
+
+/**
+ * Write a requested template change (a `release`, or a fleet's permit that carries one), or say why
+ * it cannot be written: the cluster refused it (the pipeline records the apiserver's reason on the
+ * command), or it names a container the live template does not have.
+ */
+function changeTemplate(d: Draft, cmd: { by: string; refusal?: string | undefined }, change: TemplateChange, startAt?: string): string | null {
+  const s = d.state;
+  const refusal = cmd.refusal ?? unknownContainers(d, change);
+  // The cluster will not take this template (or no longer has the container): the request fails
+  // now, with the reason, rather than jamming every later pass (issue 13).
+  if (refusal !== null) return refusal;
+  s.scheduledStartAt = startAt ?? null;
+  s.requestedBy = cmd.by;
+  // A rollback or undo that has not put its template back yet would overwrite this change with
+  // it: the new template wins, and the next pass starts its release (detectNewRevision).
+  if (s.release && !s.release.templateSet) s.release.templateSet = true;
+  d.commandActions.push({ type: 'set-template', change });
+  // The new template is seen by the next pass; do not count on its watch event alone (a rollout
+  // applied a moment ago may not be watched yet).
+  d.requeue(TEMPLATE_SEEN_REQUEUE_SECONDS);
+  return null;
+}
+
+function refuseRequest(d: Draft, text: string, by: string): void {
+  d.state.refusal = text;
+  d.state.phase = 'Failed';
+  d.emit(EVENT.ReleaseFailed, text, by);
 }
 
 /**

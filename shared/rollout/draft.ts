@@ -123,10 +123,20 @@ export class Draft {
       // replaces (an abort keeps its strategy), then the spec.
       strategy: this.view.strategy ?? s.release?.strategy ?? this.spec.deploymentStrategy ?? null,
       requestedBy,
+      // A fleet member's abort or automatic rollback keeps the permit of the release it ends, so its
+      // fleet knows the rollback for its own; and the fleet compares what members release by images.
+      ...(replaced?.permit && replaced.id === opts.id ? { permit: replaced.permit } : {}),
+      ...(this.spec.fleet ? { images: imagesOf(this.view, target) } : {}),
     };
     s.release = release;
     return release;
   }
+}
+
+/** The images of a revision as the view knows them: the live template's for its own revision. */
+export function imagesOf(view: WorkloadView, revision: string): Record<string, string> {
+  const known = revision === view.templateRevision ? view.templateImages : undefined;
+  return { ...(known ?? view.revisions.find((r) => r.id === revision)?.images) };
 }
 
 function latest(a: string | null, b: string | null): string | null {

@@ -37,19 +37,23 @@ export const rolloutEventSchema = z.strictObject({
   commandId: z.string().optional().describe('The id of the command that caused it (each accepted command leaves exactly one such event); absent for the controller\'s own moves'),
 }).describe('A rollout transition (the EventBridge event detail)');
 
-/** The whole EventBridge event as a rule or a consumer (SNS, SQS, Lambda) receives it. */
-export const eventBridgeEventSchema = z.object({
-  version: z.string(),
-  id: z.string(),
-  'detail-type': z.enum(eventTypes),
-  source: z.literal(EVENT_SCHEMA_SOURCE),
-  // EventBridge always sets it; optional so that the envelope of an emulator (moto omits it) validates too.
-  account: z.string().optional(),
-  time: instant,
-  region: z.string(),
-  resources: z.array(z.string()),
-  detail: rolloutEventSchema,
-}).describe('serverless-rollouts transition event on EventBridge (source serverless-rollouts, detail-type = detail.type)');
+/** The whole EventBridge event around a detail of ours (a rollout's, a fleet's: shared/fleet/eventSchema.ts), as a rule or a consumer (SNS, SQS, Lambda) receives it. */
+export function eventBridgeEnvelope<D extends z.ZodType>(types: [string, ...string[]], detail: D, description: string) {
+  return z.object({
+    version: z.string(),
+    id: z.string(),
+    'detail-type': z.enum(types),
+    source: z.literal(EVENT_SCHEMA_SOURCE),
+    // EventBridge always sets it; optional so that the envelope of an emulator (moto omits it) validates too.
+    account: z.string().optional(),
+    time: instant,
+    region: z.string(),
+    resources: z.array(z.string()),
+    detail,
+  }).describe(description);
+}
+
+export const eventBridgeEventSchema = eventBridgeEnvelope(eventTypes, rolloutEventSchema, 'serverless-rollouts transition event on EventBridge (source serverless-rollouts, detail-type = detail.type)');
 
 /** The JSON Schema committed at schemas/rollout-event.schema.json. */
 export function eventJsonSchema(): Record<string, unknown> {
@@ -57,7 +61,7 @@ export function eventJsonSchema(): Record<string, unknown> {
 }
 
 // The schema describes exactly the type the planner emits (a compile error here means they drifted).
-type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const detailMatches: Exact<keyof z.infer<typeof rolloutEventSchema>, keyof RolloutEvent> = true;
 const causeMatches: Exact<z.infer<typeof causeSchema>, Cause> = true;
 void detailMatches;

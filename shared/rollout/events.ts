@@ -43,6 +43,11 @@ export const EVENT = {
   GateCheckFailed: 'Gate Check Failed',
   GatePassed: 'Gate Passed',
   GateFailed: 'Gate Failed',
+  /** A fleet member (fleetGate.ts): a release held for its fleet, permitted, lapsed, or not needed. */
+  WaitingForFleet: 'Waiting For Fleet',
+  ReleasePermitted: 'Release Permitted',
+  PermitLapsed: 'Permit Lapsed',
+  NothingToRelease: 'Nothing To Release',
 } as const;
 export type EventType = (typeof EVENT)[keyof typeof EVENT];
 
@@ -64,10 +69,19 @@ export function rolloutEvent(
     releaseId: fields.releaseId,
     phase: fields.phase,
     stepIndex: fields.stepIndex,
+    ...transition(fields),
+  };
+}
+
+/**
+ * The fields every transition event has (a rollout's, a fleet's: shared/fleet/events.ts). The
+ * planner fills `reason` and `cause` with the reason after the whole plan (plan.ts finish).
+ */
+export function transition<C>(fields: { message: string; at: Date; by?: string | null; reason?: string; cause?: C | null; commandId?: string | null }) {
+  return {
     message: fields.message,
     at: fields.at.toISOString(),
     by: fields.by ?? null,
-    // The planner fills these with the rollout's reason after the whole plan (plan.ts finish).
     reason: fields.reason ?? '',
     cause: fields.cause ?? null,
     ...(fields.commandId ? { commandId: fields.commandId } : {}),

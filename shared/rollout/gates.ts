@@ -7,7 +7,7 @@
 // never passes on fewer good checks than it asks for (Flagger likewise needs every check to pass).
 // The planner only decides which checks are due (Invocations) and reads their recorded outcome
 // (results.ts); the calls themselves are made by the reconcile (shared/adapters/checks).
-import type { CallContext, Gate, GateRun } from './checkTypes.ts';
+import type { CallContext, Gate, GateMeasurement, GateRun } from './checkTypes.ts';
 import type { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
 import { failRelease } from './failure.ts';
@@ -20,7 +20,7 @@ export function gatesOf(step: Step | undefined): Gate[] {
 /** The batch is ready: its gates start from nothing. */
 export function startAnalysis(d: Draft, rel: Release, gates: Gate[]): void {
   rel.stepState = 'Analyzing';
-  rel.gates = gates.map((g): GateRun => ({ name: g.name, successes: 0, failures: 0, consecutiveErrors: 0, lastResult: null, lastValue: null, lastAt: null, status: 'Running' }));
+  rel.gates = freshGateRuns(gates);
   d.emit(EVENT.AnalysisStarted, `step ${rel.stepIndex + 1}: checking ${gates.map((g) => g.name).join(', ')}`);
 }
 
@@ -43,7 +43,7 @@ export function analyze(d: Draft, rel: Release, gates: Gate[]): 'passed' | 'fail
     const run = runs.find((r) => r.name === gate.name);
     if (!run || run.status === 'Passed') continue;
     waiting = true;
-    const due = dueAt(rel, gate, run);
+    const due = gateDueAt(rel.stepReadyAt ?? rel.stepStartedAt, gate, run);
     if (d.now.getTime() >= due) {
       d.invocations.push({ type: 'check-gate', gate, context: callContext(d, rel) });
     } else {
@@ -55,12 +55,56 @@ export function analyze(d: Draft, rel: Release, gates: Gate[]): 'passed' | 'fail
   return waiting ? 'waiting' : 'passed';
 }
 
-function dueAt(rel: Release, gate: Gate, run: GateRun): number {
+/** When a gate's next check is due: `interval` after the last one, the first `initialDelay` after its analysis began. */
+export function gateDueAt(analysisFrom: string, gate: Gate, run: GateRun): number {
   if (run.lastAt !== null) return Date.parse(run.lastAt) + gate.intervalSeconds * 1000;
-  return Date.parse(rel.stepReadyAt ?? rel.stepStartedAt) + gate.initialDelaySeconds * 1000;
+  return Date.parse(analysisFrom) + gate.initialDelaySeconds * 1000;
 }
 
-function failureText(run: GateRun, gate: Gate | undefined): string {
+/** Every gate of an analysis starting from nothing. */
+export function freshGateRuns(gates: readonly Gate[]): GateRun[] {
+  return gates.map((g): GateRun => ({ name: g.name, successes: 0, failures: 0, consecutiveErrors: 0, lastResult: null, lastValue: null, lastAt: null, status: 'Running' }));
+}
+
+/**
+ * One check's outcome counted on its gate's run (Argo's AnalysisRun counting): what to say about
+ * the check itself (a failed check), and the gate's verdict when this check decided it.
+ */
+export function recordMeasurement(run: GateRun, gate: Gate, measurement: GateMeasurement, value: string, at: string): { checkFailed: string | null; verdict: { status: 'Passed' | 'Failed'; message: string } | null } {
+  run.lastAt = at;
+  run.lastResult = measurement.result;
+  run.lastValue = value;
+  let checkFailed: string | null = null;
+  switch (measurement.result) {
+    case 'pass':
+      run.successes += 1;
+      run.consecutiveErrors = 0;
+      break;
+    case 'fail':
+      run.failures += 1;
+      run.consecutiveErrors = 0;
+      checkFailed = `gate ${gate.name}: check ${run.successes + run.failures} failed (${run.failures} of ${gate.failureLimit} tolerated): ${value}`;
+      break;
+    case 'error':
+      run.consecutiveErrors += 1;
+      break;
+    case 'inconclusive':
+      run.consecutiveErrors = 0;
+      break;
+  }
+  if (run.failures > gate.failureLimit || run.consecutiveErrors > gate.consecutiveErrorLimit) {
+    run.status = 'Failed';
+    const why = run.failures > gate.failureLimit ? `${run.failures} failed checks` : `${run.consecutiveErrors} checks in a row could not be made`;
+    return { checkFailed, verdict: { status: 'Failed', message: `gate ${gate.name} failed: ${why}; last value: ${value}` } };
+  }
+  if (run.successes >= gate.count) {
+    run.status = 'Passed';
+    return { checkFailed, verdict: { status: 'Passed', message: `gate ${gate.name} passed: ${run.successes} successful check${run.successes === 1 ? '' : 's'}; last value: ${value}` } };
+  }
+  return { checkFailed, verdict: null };
+}
+
+export function failureText(run: GateRun, gate: Gate | undefined): string {
   const last = run.lastValue ?? 'no value';
   if (run.lastResult === 'error') return `${run.consecutiveErrors} checks in a row could not be made (consecutiveErrorLimit ${gate?.consecutiveErrorLimit ?? '?'}); last: ${last}`;
   return `${run.failures} failed checks (failureLimit ${gate?.failureLimit ?? '?'}); last value: ${last}`;
@@ -73,7 +117,12 @@ export function callContext(d: Draft, rel: Release): CallContext {
 
 /** "gate errors: 1/3 checks passed, last value 0.07 (fails the check), 1 failed of 2 tolerated"; for the reason. */
 export function analysisText(rel: Release, gates: Gate[]): { text: string; gate: GateRun | null } {
-  const runs = (rel.gates ?? []).filter((r) => r.status === 'Running');
+  return gateRunsText(rel.gates ?? [], gates);
+}
+
+/** The same for any analysis (a step's, a fleet wave's). */
+export function gateRunsText(all: readonly GateRun[], gates: readonly Gate[]): { text: string; gate: GateRun | null } {
+  const runs = all.filter((r) => r.status === 'Running');
   const first = runs[0] ?? null;
   if (first === null) return { text: 'gates passed', gate: null };
   const gate = gates.find((g) => g.name === first.name);

@@ -9,6 +9,7 @@ import { isWindowOpen, nextOpeningWindow, wallClockLabel, WINDOW_SEARCH_DAYS } f
 import type { Release, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 import type { Waiting } from './draft.ts';
 import { analysisText } from './gates.ts';
+import { isHeldForFleet } from './fleetGate.ts';
 
 export interface Reason {
   message: string;
@@ -44,6 +45,13 @@ export function explain(spec: RolloutSpec, s: ReleaseState, view: WorkloadView, 
     if (pods) return reason(`${base}: ${pods.text}`, pods.cause);
     const settled = view.revisions.some((r) => r.id === rel.targetRevision && r.available === view.replicas && r.current === view.replicas);
     return reason(base, settled ? cause('Handover', workload, 'waiting for the native controller to report the rollout complete') : cause('PodsMoving', `revision/${rel.targetRevision}`, 'pods moving to the revision'));
+  }
+  if (isHeldForFleet(spec, rel) && spec.fleet) {
+    const { name, wave } = spec.fleet;
+    return reason(
+      `held for fleet ${name}${wave ? ` (wave ${wave})` : ''}: revision ${rel.targetRevision} waits for the fleet to permit it (rollouts fleet get ${name})`,
+      cause('Fleet', `fleet/${name}`, wave ? `wave ${wave}` : 'not in a wave yet', { since: rel.startedAt }),
+    );
   }
   if (rel.notBefore && now.getTime() < Date.parse(rel.notBefore)) {
     const source = rel.notBefore === spec.startAt ? 'spec.startAt' : 'release --at';

@@ -6,6 +6,7 @@ import { applyCommands } from './commands.ts';
 import { Draft } from './draft.ts';
 import { EVENT, rolloutEvent } from './events.ts';
 import { degradedReason, explain } from './message.ts';
+import { recordStableImages, settlePermit } from './fleetGate.ts';
 import { followScale, progress } from './progression.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
@@ -55,21 +56,23 @@ export function plan(
 
   // Detect first: a template changed while the workload was handed back starts a release that must be held.
   detectNewRevision(d);
+  const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
+  // A fleet member's permit binds to the release of the template it wrote, or finds nothing to release.
+  if (!changesTemplate) settlePermit(d);
   // The workload's own marks are the truth about the strategy in flight (a STATE restored from an
   // older backup, or written by another version, may say otherwise).
   if (d.release && d.view.strategy !== null && d.release.strategy !== d.view.strategy) d.release.strategy = d.view.strategy;
   d.actions.push(...d.commandActions);
-  // A pass that changes the template moves no pods: its batch would be paced for the revision being
-  // replaced, and the driver's budget (a lowered partition, a Deployment's surge room) would let the
-  // native controller roll the NEW template past step 1 without its approval (soak). The next pass
-  // sees the new template and restarts the release from step 1.
-  const changesTemplate = d.commandActions.some((a) => a.type === 'set-template');
   // A release request whose template change did not make a new revision (the template already was
   // that, or was put back meanwhile) starts nothing: it is no longer waiting to be picked up.
   if (!changesTemplate && s.release === null && s.requestedBy) {
     s.requestedBy = null;
     s.scheduledStartAt = null;
   }
+  // A pass that changes the template moves no pods: its batch would be paced for the revision being
+  // replaced, and the driver's budget (a lowered partition, a Deployment's surge room) would let the
+  // native controller roll the NEW template past step 1 without its approval (soak). The next pass
+  // sees the new template and restarts the release from step 1.
   if (!spec.paused && !s.userPaused && !changesTemplate) progress(d);
   // Whatever else holds the release still (paused, frozen by a failure, a template change this pass,
   // a closed window, a paused rollback), a Partition rollout follows the user's scale: nobody else
@@ -120,6 +123,7 @@ function adopt(d: Draft): boolean {
   const active = d.view.revisions.filter((r) => r.desired > 0);
   if (active.every((r) => r.id === tpl)) {
     s.stableRevision = tpl;
+    recordStableImages(d, tpl);
     d.emit(EVENT.Adopted, `managing ${d.spec.workloadRef.kind} ${d.spec.workloadRef.name} at revision ${tpl}`);
     return true;
   }
@@ -130,6 +134,7 @@ function adopt(d: Draft): boolean {
   // Held with several revisions and no state (state lost): the largest other revision is stable.
   const stable = active.filter((r) => r.id !== tpl).sort((a, b) => b.desired - a.desired)[0];
   s.stableRevision = stable?.id ?? tpl;
+  recordStableImages(d, s.stableRevision);
   d.emit(EVENT.Adopted, `managing a release in flight: stable ${s.stableRevision}, target ${tpl}`);
   return true;
 }

@@ -5,6 +5,7 @@ import { isBatchReady, stepTarget } from './arithmetic.ts';
 import type { Draft, Waiting } from './draft.ts';
 import { EVENT } from './events.ts';
 import { failRelease } from './failure.ts';
+import { holdForFleet, recordStableImages } from './fleetGate.ts';
 import { blockerReason } from './message.ts';
 import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
@@ -29,6 +30,7 @@ export function progress(d: Draft): void {
 
 function progressSteps(d: Draft, rel: Release): void {
   if (rel.failure !== null) return; // frozen until retry, abort or a new template
+  if (holdForFleet(d, rel)) return; // a fleet member moves no pod before its fleet permits the release
   const now = d.now;
   const gate = gateOpensAt(d, rel);
   if (gate !== null) {
@@ -299,6 +301,7 @@ function finalize(d: Draft, rel: Release): void {
 function complete(d: Draft, rel: Release): void {
   const s = d.state;
   s.stableRevision = rel.targetRevision;
+  recordStableImages(d, rel.targetRevision);
   s.lastRelease = { ...rel, finalizing: false };
   s.release = null;
   s.phase = rel.endPhase;

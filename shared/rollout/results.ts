@@ -4,6 +4,7 @@
 // what the calls answered, with one history event per outcome. The next plan reads them.
 import { MAX_BACKOFF_SECONDS, type HookRecord, type Invocation, type InvocationResult } from './checkTypes.ts';
 import { EVENT, rolloutEvent, type EventType } from './events.ts';
+import { recordMeasurement } from './gates.ts';
 import { hookKey } from './hooks.ts';
 import { oneLine } from './message.ts';
 import type { ReleaseState, RolloutEvent, RolloutSpec } from './types.ts';
@@ -65,34 +66,9 @@ export function recordResults(spec: RolloutSpec, state: ReleaseState, results: r
     const gate = spec.steps[r.stepIndex]?.gates?.find((g) => g.name === r.gate);
     const run = rel.gates?.find((g) => g.name === r.gate);
     if (!gate || !run || run.status !== 'Running' || rel.stepIndex !== r.stepIndex || rel.stepState !== 'Analyzing') continue;
-    const value = oneLine(r.measurement.value, MAX_OUTPUT_CHARS);
-    run.lastAt = r.at;
-    run.lastResult = r.measurement.result;
-    run.lastValue = value;
-    switch (r.measurement.result) {
-      case 'pass':
-        run.successes += 1;
-        run.consecutiveErrors = 0;
-        break;
-      case 'fail':
-        run.failures += 1;
-        run.consecutiveErrors = 0;
-        emit(EVENT.GateCheckFailed, `gate ${gate.name}: check ${run.successes + run.failures} failed (${run.failures} of ${gate.failureLimit} tolerated): ${value}`);
-        break;
-      case 'error':
-        run.consecutiveErrors += 1;
-        break;
-      case 'inconclusive':
-        run.consecutiveErrors = 0;
-        break;
-    }
-    if (run.failures > gate.failureLimit || run.consecutiveErrors > gate.consecutiveErrorLimit) {
-      run.status = 'Failed';
-      emit(EVENT.GateFailed, `gate ${gate.name} failed: ${run.failures > gate.failureLimit ? `${run.failures} failed checks` : `${run.consecutiveErrors} checks in a row could not be made`}; last value: ${value}`);
-    } else if (run.successes >= gate.count) {
-      run.status = 'Passed';
-      emit(EVENT.GatePassed, `gate ${gate.name} passed: ${run.successes} successful check${run.successes === 1 ? '' : 's'}; last value: ${value}`);
-    }
+    const outcome = recordMeasurement(run, gate, r.measurement, oneLine(r.measurement.value, MAX_OUTPUT_CHARS), r.at);
+    if (outcome.checkFailed !== null) emit(EVENT.GateCheckFailed, outcome.checkFailed);
+    if (outcome.verdict !== null) emit(outcome.verdict.status === 'Passed' ? EVENT.GatePassed : EVENT.GateFailed, outcome.verdict.message);
   }
   return { state: next, events };
 }

@@ -15,15 +15,15 @@ const MAX_INT32 = 2_147_483_647;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-const dnsSubdomain = z.string().refine((s) => s.length <= 253 && DNS1123_SUBDOMAIN.test(s), {
+export const dnsSubdomain = z.string().refine((s) => s.length <= 253 && DNS1123_SUBDOMAIN.test(s), {
   error: 'must be a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit, at most 253 characters',
 });
-const dnsLabel = z.string().refine((s) => s.length <= 63 && DNS1123_LABEL.test(s), {
+export const dnsLabel = z.string().refine((s) => s.length <= 63 && DNS1123_LABEL.test(s), {
   error: 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
 });
 
 /** An IntOrString field with a rule from intOrPercent.ts. */
-function intOrPercent(problem: (v: number | string) => string | null) {
+export function intOrPercent(problem: (v: number | string) => string | null) {
   return z
     .union([z.number(), z.string()], { error: 'must be an integer or a percent string such as "50%"' })
     .superRefine((v, ctx) => {

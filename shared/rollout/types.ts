@@ -100,6 +100,40 @@ export interface RolloutSpec extends RolloutKey {
   lifecycle?: Lifecycle;
   /** A pod not Ready on the new revision this long after it got there fails the release (seed 003 IsUpdateTimedOut); absent/null = no limit. */
   podUpdateTimeoutSeconds?: number | null;
+  /**
+   * Set only on the member Rollouts a FleetRollout derives (shared/fleet/member.ts), never from a
+   * document: the member starts no release its fleet has not permitted (shared/rollout/fleetGate.ts).
+   */
+  fleet?: FleetMembership | null;
+}
+
+/** The fleet a member Rollout belongs to, and the wave its cluster is in (named in its reason). */
+export interface FleetMembership {
+  name: string;
+  wave: string | null;
+}
+
+/** A fleet's permission for a member to release: the permit command's id and the fleet release it serves. */
+export interface Permit {
+  id: string;
+  fleet: string;
+  /** The fleet release's ref (shared/fleet/types.ts FleetRelease.ref). */
+  fleetRelease: string;
+}
+
+/**
+ * What became of the last permit a member consumed; its fleet reads it. Applied: its change was
+ * written to the template, the pass that sees it binds it; Bound: release `releaseId` runs under
+ * it; NoChange: the change left the template as it was; Refused: the cluster refused the change;
+ * Stale: the template it was for is no longer the one held; Revoked: taken back before it bound.
+ */
+export interface PermitRecord extends Permit {
+  status: 'Applied' | 'Bound' | 'NoChange' | 'Refused' | 'Stale' | 'Revoked';
+  releaseId: string | null;
+  /** The images its change sets: the template it binds to must run them (an images change only). */
+  images: Record<string, string> | null;
+  reason: string | null;
+  at: string;
 }
 
 // ---- Release state (persisted on the STATE item) ---------------------------------------------
@@ -163,6 +197,10 @@ export interface Release {
    * rollback that follows, so the rollout still says why once it has rolled back. Absent otherwise.
    */
   failedBecause?: { message: string; cause: Cause } | null;
+  /** A fleet member: the permit this release runs under (a rollback keeps its release's); absent/null = none. */
+  permit?: Permit | null;
+  /** The target revision's images when the release started (what a fleet compares across clusters). */
+  images?: Record<string, string>;
 }
 
 export interface ReleaseState {
@@ -198,6 +236,10 @@ export interface ReleaseState {
    * change, with the apiserver's reason); cleared when the next release starts.
    */
   refusal?: string | null;
+  /** A fleet member: the last permit it consumed and what came of it; absent/null = none. */
+  permit?: PermitRecord | null;
+  /** The images of the stable revision, when known (recorded at adoption and at each completion). */
+  stableImages?: Record<string, string> | null;
 }
 
 // ---- Commands (API verbs) ----------------------------------------------------------------------
@@ -228,7 +270,18 @@ export type CommandBody =
   }
   | { type: 'retry' }
   /** Stop managing the workload: hand it back to its native controller, then forget the rollout. */
-  | { type: 'delete' };
+  | { type: 'delete' }
+  /**
+   * Sent by a member's fleet only (shared/fleet): release now, with `change` (the fleet writes the
+   * template) or the template the member holds, which must still be `revision`.
+   */
+  | {
+    type: 'permit'; fleet: string; fleetRelease: string; change?: TemplateChange; revision?: string;
+    /** As for `release`: set by the reconcile pipeline when the cluster refused the change. */
+    refusal?: string;
+  }
+  /** Sent by a member's fleet only: return to the revision the member ran before fleet release `fleetRelease`. */
+  | { type: 'revoke'; fleet: string; fleetRelease: string };
 
 export type Command = CommandBody & {
   /** Client-supplied or API-generated idempotency id; a duplicate id applies once. */
@@ -263,6 +316,11 @@ export interface WorkloadView {
   replicas: number;
   /** Revision of the workload's current pod template. */
   templateRevision: string;
+  /**
+   * container name → image of the current pod template, which the revisions may not list yet (a
+   * held Deployment has no ReplicaSet for it); what a fleet compares across clusters. Absent = unknown.
+   */
+  templateImages?: Record<string, string>;
   /** All retained revisions, newest first. */
   revisions: RevisionView[];
   /** True when the workload cannot roll by itself (paused / partition held). */

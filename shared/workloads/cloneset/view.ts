@@ -39,6 +39,7 @@ export function cloneSetView(obs: Observation): WorkloadView {
     exists: true,
     replicas: total,
     templateRevision: template ?? '',
+    templateImages: images(templateOf(cs)),
     revisions: revisionViews(
       revisions.map((cr) => ({ id: cr.metadata.name, number: revisionNumberOf(cr), images: images(storedTemplate(cr) ?? {}) })),
       {

@@ -44,6 +44,7 @@ export function daemonSetView(obs: Observation, flavor: DaemonSetFlavor): Worklo
     exists: true,
     replicas: total,
     templateRevision: template ?? '',
+    templateImages: images(templateOf(ds)),
     revisions: revisionViews(
       revisions.map((cr) => ({ id: revisionHash(cr), number: revisionNumberOf(cr), images: images(storedTemplate(cr) ?? {}) })),
       {

@@ -43,6 +43,7 @@ export function deploymentView(obs: Observation): WorkloadView {
     exists: true,
     replicas: total,
     templateRevision,
+    templateImages: images(templateOf(d)),
     revisions: revisionViews(owned, counting),
     held: spec(d).paused === true || originals.state !== 'absent',
     observed,

@@ -46,6 +46,7 @@ export function statefulSetView(obs: Observation, flavor: StatefulSetFlavor = NA
     exists: true,
     replicas: total,
     templateRevision: template ?? '',
+    templateImages: images(templateOf(set)),
     revisions: revisionViews(
       revisions.map((cr) => ({ id: cr.metadata.name, number: revisionNumberOf(cr), images: images(storedTemplate(cr) ?? {}) })),
       // OnDelete: the controller keeps the pods each revision has (a deleted one comes back on the update revision).

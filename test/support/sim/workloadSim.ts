@@ -39,7 +39,7 @@ export class WorkloadSim {
       .map((r) => ({ id: r.id, number: r.number, images: { app: r.image }, desired: r.desired, current: r.current, ready: r.ready, available: r.ready }))
       .sort((a, b) => b.number - a.number);
     return {
-      kind: 'Deployment', exists: true, replicas: this.replicas, templateRevision: this.template, revisions,
+      kind: 'Deployment', exists: true, replicas: this.replicas, templateRevision: this.template, templateImages: { app: imageOf(this.template) }, revisions,
       held: this.held, observed: true, nativeComplete: !this.held && this.nativeDone,
       maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable, problems: [...this.problems], strategy: null, nextAvailableAt: null, toReplace: [], blocked: null,
     };
