@@ -103,4 +103,17 @@ export default tseslint.config(
       'no-restricted-globals': ['error', { name: 'process', message: 'The planner never reads process.env.' }],
     },
   },
+  {
+    // Traffic providers compute desired router objects as pure data, as the workload drivers' writes do.
+    files: ['shared/traffic/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['@aws-sdk/*', '@kubernetes/*', '@middy/*', 'node:fs', 'node:fs/*', 'node:http', 'node:https', 'node:net', 'node:child_process'], message: 'shared/traffic is pure: no SDK, no I/O.' },
+          { group: ['../adapters/*', '../reconcile/*', '../cli/*', '../api/*', '../app/*', '../../adapters/*', '../../reconcile/*', '../../cli/*', '../../api/*', '../../app/*'], message: 'shared/traffic must not depend on outer layers.' },
+        ],
+      }],
+      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'Providers are pure: no clock.' }],
+    },
+  },
 );

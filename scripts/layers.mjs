@@ -20,25 +20,27 @@ export const PARTS = [
   { name: 'clock', paths: ['shared/clock.ts'], may: ['ports'] },
   // The workload drivers: each owns its kind.
   { name: 'drivers', paths: ['shared/workloads/'], may: ['ports', 'fleet', 'core', 'kernel'] },
+  // The traffic providers (docs/traffic.md): each writes its own routing objects, beside the drivers.
+  { name: 'traffic', paths: ['shared/traffic/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
   // The services, written against the ports and the drivers; they do not import one another.
-  { name: 'reconcile', paths: ['shared/reconcile/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'watch', paths: ['shared/watch/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'api', paths: ['shared/api/'], may: ['drivers', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'reconcile', paths: ['shared/reconcile/'], may: ['traffic', 'drivers', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'watch', paths: ['shared/watch/'], may: ['traffic', 'drivers', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'api', paths: ['shared/api/'], may: ['traffic', 'drivers', 'ports', 'fleet', 'core', 'kernel'] },
   // The adapters implement the ports; they never import a service, a driver or a composition root.
   { name: 'adapters', paths: ['shared/adapters/'], may: ['clock', 'ports', 'fleet', 'core', 'kernel'] },
   // The composition roots: the Lambdas' and local mode's; neither imports the other.
-  { name: 'app', paths: ['shared/app/'], may: ['reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'local', paths: ['shared/local/'], may: ['reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'app', paths: ['shared/app/'], may: ['reconcile', 'watch', 'api', 'adapters', 'traffic', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'local', paths: ['shared/local/'], may: ['reconcile', 'watch', 'api', 'adapters', 'traffic', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
   // The interfaces people and AWS use, from the API's client up.
   { name: 'client', paths: ['shared/client/'], may: ['api', 'fleet', 'core', 'kernel'] },
   { name: 'dashboard', paths: ['shared/dashboard/'], may: ['client', 'api', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'cli', paths: ['shared/cli/'], may: ['manifest', 'dashboard', 'client', 'local', 'api', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'functions', paths: ['functions/'], may: ['app', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'infra', paths: ['infra/'], may: ['app', 'api', 'adapters', 'drivers', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'cli', paths: ['shared/cli/'], may: ['manifest', 'dashboard', 'client', 'local', 'api', 'traffic', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'functions', paths: ['functions/'], may: ['app', 'reconcile', 'watch', 'api', 'adapters', 'traffic', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'infra', paths: ['infra/'], may: ['app', 'api', 'adapters', 'traffic', 'drivers', 'ports', 'fleet', 'core', 'kernel'] },
   { name: 'bin', paths: ['bin/'], may: ['cli'] },
   // Around the product: the benchmarks and the tooling use it; only the tests may use the tests' support.
-  { name: 'bench', paths: ['bench/'], may: ['manifest', 'scripts', 'infra', 'bin', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
-  { name: 'scripts', paths: ['scripts/'], may: ['manifest', 'bench', 'infra', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'bench', paths: ['bench/'], may: ['manifest', 'scripts', 'infra', 'bin', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'traffic', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
+  { name: 'scripts', paths: ['scripts/'], may: ['manifest', 'bench', 'infra', 'functions', 'cli', 'dashboard', 'client', 'app', 'local', 'reconcile', 'watch', 'api', 'adapters', 'traffic', 'drivers', 'clock', 'ports', 'fleet', 'core', 'kernel'] },
   { name: 'test', paths: ['test/'], may: ['*'] },
 ];
 

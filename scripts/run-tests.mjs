@@ -18,7 +18,11 @@ if (major < 22) {
   process.exit(1);
 }
 
-for (const [script, what] of [['build-testplane.sh', 'the Kubernetes test control plane'], ['build-testbed.sh', 'the test bed (kubectl, kruise, Prometheus, Lambda RIE, LocalStack)']]) {
+for (const [script, what] of [
+  ['build-testplane.sh', 'the Kubernetes test control plane'],
+  ['build-testbed.sh', 'the test bed (kubectl, kruise, Prometheus, Lambda RIE, LocalStack)'],
+  ['build-dataplane.sh', 'the data plane (Traefik, the Gateway API CRDs)'],
+]) {
   const build = spawnSync('bash', [path.join(root, 'scripts', script)], { stdio: 'inherit' });
   if (build.status !== 0) {
     console.error(`run-tests: building ${what} failed; integration tests cannot run.`);

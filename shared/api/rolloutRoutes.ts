@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import { NotFoundError, ValidationError, type FieldIssue } from '../errors.ts';
 import type { LoadedRollout, StoredSpec } from '../ports.ts';
+import { notYetRunnable } from '../rollout/notYetRunnable.ts';
 import { parseRollout } from '../rollout/spec.ts';
 import type { RolloutKey, RolloutSpec } from '../rollout/types.ts';
 import { denial } from './authorization.ts';
@@ -23,7 +24,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   const key = rolloutKeyParam(params);
   const document = await rolloutDocument(req);
   const spec = parseFor(key, document);
-  const issues = specIssues(key, spec, deps);
+  const issues = [...specIssues(key, spec, deps), ...(await routerIssues(spec))];
   if (issues.length === 0) await requireKnownCluster(deps, key.cluster);
   if (issues.length === 0) issues.push(...(await workloadIssues(key, spec, deps)));
   if (issues.length > 0) throw unprocessable(issues);
@@ -111,7 +112,15 @@ function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIss
   if (spec.name !== key.name) issues.push({ path: 'metadata.name', reason: `is "${spec.name}" but the URL names "${key.name}"` });
   if (spec.namespace !== key.namespace) issues.push({ path: 'metadata.namespace', reason: `is "${spec.namespace}" but the URL names "${key.namespace}"` });
   if (!deps.supportedKinds.includes(spec.workloadRef.kind)) issues.push({ path: 'spec.workloadRef.kind', reason: 'not supported yet' });
+  issues.push(...notYetRunnable(spec));
   return issues;
+}
+
+/** What the Rollout's router cannot do of what its steps ask; the providers load only for a routed Rollout (cold starts). */
+async function routerIssues(spec: RolloutSpec): Promise<FieldIssue[]> {
+  if (!spec.trafficRouting) return [];
+  const { providerIssues } = await import('../traffic/registry.ts');
+  return providerIssues(spec);
 }
 
 /**

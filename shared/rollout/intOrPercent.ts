@@ -19,7 +19,7 @@ export function percentValue(s: string): number | null {
 const WRITE_AS = 'an integer or a percent string such as "50%"';
 
 /** Shared spelling checks for a percent; null when `s` is a canonical "<digits>%". */
-function percentSpellingProblem(s: string): string | null {
+export function percentSpellingProblem(s: string): string | null {
   if (!s.endsWith('%')) return `must be ${WRITE_AS} (a string needs "%")`;
   if (percentValue(s) === null) return `must be ${WRITE_AS} (a whole-number percent)`;
   // Kruise treats only the literal "100%" as "everything" (Deployment N−1 cap, last-step pause), so

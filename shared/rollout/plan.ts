@@ -8,6 +8,7 @@ import { EVENT, rolloutEvent } from './events.ts';
 import { degradedReason, explain } from './message.ts';
 import { recordStableImages, settlePermit } from './fleetGate.ts';
 import { followScale, progress } from './progression.ts';
+import { notYetRunnableProblems } from './notYetRunnable.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
 
@@ -35,7 +36,8 @@ export function plan(
   // A release asked meanwhile is the fix a stuck rollback or undo asks for (a template of its own):
   // it is applied and replaces it, instead of waiting behind it forever with every other command (soak).
   const fixedByRelease = commands.some((c) => c.type === 'release' && !s.appliedCommandIds.includes(c.id));
-  const problems = [...view.problems, ...(fixedByRelease ? [] : releaseProblems(s, view))];
+  // A spec using Kruise fields no release can run yet (notYetRunnable.ts) is held the same way.
+  const problems = [...view.problems, ...notYetRunnableProblems(spec), ...(fixedByRelease ? [] : releaseProblems(s, view))];
   if (!view.exists || problems.length > 0) {
     // Outside us something broke the contract: touch nothing, keep commands until it is fixed.
     const why = degradedReason(spec, view, problems, now);

@@ -1,5 +1,5 @@
 // Rollout documents → validated, normalised RolloutSpec. Accepts Kruise `rollouts.kruise.io/v1beta1`
-// (the subset we implement) and our `rollouts.serverless-rollouts.io/v1alpha1` (the same plus
+// (its fields but trafficRoutingRef, disableGenerateCanaryService and customNetworkRefs) and our `rollouts.serverless-rollouts.io/v1alpha1` (the same plus
 // extensions). Every problem is reported at once, each with its path in the document.
 import { ValidationError } from '../errors.ts';
 import type { FieldIssue } from '../errors.ts';
@@ -11,6 +11,8 @@ import { WORKLOAD_TYPES } from './workloadKinds.ts';
 import { DEFAULT_DEPLOYMENT_STRATEGY, type DeploymentStrategy, type IntOrPercent, type ReleaseWindow, type RolloutSpec, type Step, type StepPause } from './types.ts';
 import { isRecord } from '../json.ts';
 import { seconds, toGate, toLifecycle } from './checkSchema.ts';
+import { rollingStyleOfDoc, toPodTemplateMetadataPatch, toStepTraffic, toTrafficRouting } from './trafficRules.ts';
+import type { RollingStyle } from './trafficTypes.ts';
 
 export const KRUISE_API_VERSION = 'rollouts.kruise.io/v1beta1';
 export const ROLLOUTS_API_VERSION = 'rollouts.serverless-rollouts.io/v1alpha1';
@@ -57,7 +59,7 @@ export function parseRollout(doc: unknown, ctx: ParseContext): RolloutSpec {
   if (issues.length > 0 || !result.success) {
     throw new ValidationError(issues.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
   }
-  return toSpec(result.data, String(apiVersion), ctx, requestedDeploymentStrategy(doc));
+  return toSpec(result.data, String(apiVersion), ctx, requestedDeploymentStrategy(doc), rollingStyleOfDoc(doc));
 }
 
 
@@ -68,11 +70,14 @@ export function parseRollout(doc: unknown, ctx: ParseContext): RolloutSpec {
  */
 export const DEFAULT_BATCH_DEADLINE_SECONDS = 600;
 
-function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requested: DeploymentStrategy | null): RolloutSpec {
+function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requested: DeploymentStrategy | null, rollingStyle: RollingStyle): RolloutSpec {
   const { workloadRef, strategy } = data.spec;
   const kind = workloadKindOf(workloadRef.apiVersion, workloadRef.kind);
+  const body = strategy.canary ?? strategy.blueGreen;
   // Both are guaranteed by crossFieldIssues; the checks keep the types honest.
-  if (kind === null || strategy.canary === undefined) throw new Error('parseRollout: validated document is incomplete');
+  if (kind === null || body === undefined) throw new Error('parseRollout: validated document is incomplete');
+  const routing = body.trafficRoutings?.[0];
+  const podMetadata = strategy.canary?.patchPodTemplateMetadata;
   return {
     cluster: ctx.cluster,
     namespace: data.metadata.namespace ?? ctx.namespace ?? DEFAULT_NAMESPACE,
@@ -80,8 +85,8 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     apiVersion,
     workloadRef: { apiVersion: workloadRef.apiVersion, kind, name: workloadRef.name },
     paused: strategy.paused ?? false,
-    steps: normaliseSteps(strategy.canary.steps),
-    failureThreshold: strategy.canary.failureThreshold == null ? null : (strategy.canary.failureThreshold as IntOrPercent),
+    steps: normaliseSteps(body.steps, routing !== undefined),
+    failureThreshold: body.failureThreshold == null ? null : (body.failureThreshold as IntOrPercent),
     progressDeadlineSeconds: data.spec.progressDeadlineSeconds ?? (apiVersion === ROLLOUTS_API_VERSION ? DEFAULT_BATCH_DEADLINE_SECONDS : null),
     rollbackOnFailure: data.spec.rollbackOnFailure ?? false,
     windows: (data.spec.releaseWindows ?? []).map((w): ReleaseWindow => ({ ...w, days: [...w.days] })),
@@ -90,6 +95,9 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     onDeletePolicy: WORKLOAD_TYPES[kind].onDelete ? (data.spec.onDeletePolicy ?? 'Automatic') : null,
     ...(data.spec.lifecycle ? { lifecycle: toLifecycle(data.spec.lifecycle) } : {}),
     ...(data.spec.podUpdateTimeout === undefined ? {} : { podUpdateTimeoutSeconds: seconds(data.spec.podUpdateTimeout) }),
+    ...(rollingStyle === 'InPlace' ? {} : { rollingStyle }),
+    ...(routing ? { trafficRouting: toTrafficRouting(routing) } : {}),
+    ...(podMetadata ? { patchPodTemplateMetadata: toPodTemplateMetadataPatch(podMetadata) } : {}),
   };
 }
 
@@ -98,12 +106,13 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
  * a timed pause, 0 meaning none; and the last step never pauses when its replicas is the literal
  * "100%" (Kruise `doCanaryPaused`; an int equal to N or "0100%" still pauses, as in Kruise).
  */
-export function normaliseSteps(steps: readonly StepDoc[]): Step[] {
+export function normaliseSteps(steps: readonly StepDoc[], routed = false): Step[] {
   return steps.map((s, i): Step => {
     const replicas = s.replicas as IntOrPercent;
     const isFinal = i === steps.length - 1 && replicas === '100%';
     const gates = (s.gates ?? []).map(toGate);
-    return { replicas, pause: isFinal ? { type: 'none' } : toPause(s.pause?.duration), ...(gates.length > 0 ? { gates } : {}) };
+    const traffic = routed ? toStepTraffic(s) : undefined;
+    return { replicas, pause: isFinal ? { type: 'none' } : toPause(s.pause?.duration), ...(gates.length > 0 ? { gates } : {}), ...(traffic ? { traffic } : {}) };
   });
 }
 

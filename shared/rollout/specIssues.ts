@@ -19,21 +19,19 @@ export function formatPath(path: PathSegments): string {
 
 /** Kruise fields we deliberately do not implement, by path with indexes erased, → what they are. */
 const UNSUPPORTED_KRUISE_FIELDS: Record<string, string> = {
-  'spec.strategy.blueGreen': 'blue-green releases',
-  'spec.strategy.canary.trafficRoutings': 'traffic routing',
-  'spec.strategy.canary.trafficRoutingRef': 'traffic routing',
-  'spec.strategy.canary.disableGenerateCanaryService': 'canary Services for traffic routing',
-  'spec.strategy.canary.patchPodTemplateMetadata': 'canary pod metadata (canary-Deployment style)',
-  'spec.strategy.canary.steps[].traffic': 'traffic routing',
-  'spec.strategy.canary.steps[].matches': 'request matching (traffic routing)',
-  'spec.strategy.canary.steps[].requestHeaderModifier': 'request header rewriting (traffic routing)',
+  'spec.strategy.canary.trafficRoutingRef': 'TrafficRouting objects (end-to-end canaries), trafficRoutingRef',
+  'spec.strategy.blueGreen.trafficRoutingRef': 'TrafficRouting objects (end-to-end canaries), trafficRoutingRef',
+  'spec.strategy.canary.disableGenerateCanaryService': 'routing without a canary Service, disableGenerateCanaryService',
+  'spec.strategy.blueGreen.disableGenerateCanaryService': 'routing without a canary Service, disableGenerateCanaryService',
+  'spec.strategy.canary.trafficRoutings[].customNetworkRefs': 'custom network providers driven by Lua (Istio, APISIX...), customNetworkRefs',
+  'spec.strategy.blueGreen.trafficRoutings[].customNetworkRefs': 'custom network providers driven by Lua (Istio, APISIX...), customNetworkRefs',
 };
 
 /** Our extensions under `spec`; named in the error when someone uses them in a Kruise document. */
 export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt', 'deploymentStrategy', 'onDeletePolicy', 'lifecycle', 'podUpdateTimeout'] as const;
 
 /** Our extensions inside Kruise structures, by path with indexes erased. */
-const NESTED_EXTENSION_FIELDS = ['spec.strategy.canary.steps[].gates'];
+const NESTED_EXTENSION_FIELDS = ['spec.strategy.canary.steps[].gates', 'spec.strategy.blueGreen.steps[].gates'];
 
 export function unsupported(feature: string): string {
   return `not supported by serverless-rollouts (Kruise ${feature}); remove it`;

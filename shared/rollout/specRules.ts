@@ -4,6 +4,7 @@ import type { FieldIssue } from '../errors.ts';
 import { isPercent, percentValue, replicasProblem } from './intOrPercent.ts';
 import { unsupported } from './specIssues.ts';
 import type { DeploymentStrategy, IntOrPercent } from './types.ts';
+import { strategyKeyOf, trafficIssues } from './trafficRules.ts';
 import { parseClock } from './windows.ts';
 import { WORKLOAD_KINDS, WORKLOAD_TYPES, workloadKindOf } from './workloadKinds.ts';
 
@@ -58,13 +59,13 @@ function magnitude(v: IntOrPercent): number {
 }
 
 function stepIssues(strategy: unknown): FieldIssue[] {
-  const canary = field(strategy, 'canary');
-  if (strategy !== undefined && canary === undefined && field(strategy, 'blueGreen') === undefined) {
+  if (strategy !== undefined && field(strategy, 'canary') === undefined && field(strategy, 'blueGreen') === undefined) {
     return [{ path: 'spec.strategy.canary', reason: 'required' }];
   }
-  const steps = field(canary, 'steps');
+  const key = strategyKeyOf(strategy);
+  const steps = field(field(strategy, key), 'steps');
   if (!Array.isArray(steps)) return [];
-  return decreasingStepIssues(steps.map((s) => field(s, 'replicas')), (i) => `spec.strategy.canary.steps[${i}].replicas`);
+  return decreasingStepIssues(steps.map((s) => field(s, 'replicas')), (i) => `spec.strategy.${key}.steps[${i}].replicas`);
 }
 
 function windowIssues(windows: unknown): FieldIssue[] {
@@ -83,18 +84,23 @@ function windowIssues(windows: unknown): FieldIssue[] {
   });
 }
 
-function annotationIssues(metadata: unknown): FieldIssue[] {
+function annotationIssues(doc: Record<string, unknown>): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const annotations = field(metadata, 'annotations');
+  const annotations = field(field(doc, 'metadata'), 'annotations');
   if (field(annotations, ROLLBACK_IN_BATCH) === 'true') {
     issues.push({ path: `metadata.annotations[${JSON.stringify(ROLLBACK_IN_BATCH)}]`, reason: unsupported('rollback in batches') });
   }
   const style = field(annotations, ROLLING_STYLE);
-  if (typeof style === 'string' && rollingStyleOf(style) === null) {
-    issues.push({
-      path: ROLLING_STYLE_PATH,
-      reason: style.toLowerCase() === 'canary' ? unsupported('canary-Deployment style') : 'must be "partition" (or leave it out for the MinReadySeconds strategy)',
-    });
+  if (typeof style !== 'string') return issues;
+  // Kruise v1beta1 reads enableExtraWorkloadForCanary; the annotation is what its v1alpha1 conversion
+  // writes beside it (api/v1alpha1/conversion.go), so the two must agree.
+  const extra = field(field(field(field(doc, 'spec'), 'strategy'), 'canary'), 'enableExtraWorkloadForCanary') === true;
+  if (style.toLowerCase() === 'canary') {
+    if (!extra) issues.push({ path: ROLLING_STYLE_PATH, reason: 'says "canary" but spec.strategy.canary.enableExtraWorkloadForCanary is not true: Kruise v1beta1 reads the field; set it, or remove the annotation' });
+  } else if (rollingStyleOf(style) === null) {
+    issues.push({ path: ROLLING_STYLE_PATH, reason: 'must be "partition" (or leave it out for the MinReadySeconds strategy)' });
+  } else if (extra) {
+    issues.push({ path: ROLLING_STYLE_PATH, reason: 'says "partition" but spec.strategy.canary.enableExtraWorkloadForCanary is true; keep one' });
   }
   return issues;
 }
@@ -173,12 +179,13 @@ function hookIssues(doc: Record<string, unknown>): FieldIssue[] {
 export function crossFieldIssues(doc: Record<string, unknown>): FieldIssue[] {
   const spec = field(doc, 'spec');
   return [
-    ...annotationIssues(field(doc, 'metadata')),
+    ...annotationIssues(doc),
     ...strategyIssues(doc),
     ...onDeletePolicyIssues(doc),
     ...hookIssues(doc),
     ...workloadRefIssues(field(spec, 'workloadRef')),
     ...stepIssues(field(spec, 'strategy')),
     ...windowIssues(field(spec, 'releaseWindows')),
+    ...trafficIssues(doc),
   ];
 }

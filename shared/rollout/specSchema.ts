@@ -7,6 +7,7 @@ import { unsupported } from './specIssues.ts';
 import { DEPLOYMENT_STRATEGIES, ON_DELETE_POLICIES, WEEKDAYS } from './types.ts';
 import { isKnownTimeZone, parseClock } from './windows.ts';
 import { gatesSchema, lifecycleSchema, podUpdateTimeoutSchema } from './checkSchema.ts';
+import { patchPodTemplateMetadata, stepTrafficFields, trafficRoutings } from './trafficSchema.ts';
 
 /** Kruise's CRD limit on `steps`. */
 export const MAX_STEPS = 50;
@@ -51,18 +52,33 @@ const pause = z
   .nullable()
   .optional();
 
-const kruiseStep = z.strictObject({ replicas: intOrPercent(replicasProblem), pause });
+const kruiseStep = z.strictObject({ replicas: intOrPercent(replicasProblem), pause, ...stepTrafficFields });
 /** Our apiVersion's step: Kruise's plus gates. */
 const step = kruiseStep.extend({ gates: gatesSchema });
 
+function stepsOf<S extends z.ZodType>(stepSchema: S) {
+  return z
+    .array(stepSchema)
+    .min(1, { error: 'at least one step is required' })
+    .max(MAX_STEPS, { error: `at most ${MAX_STEPS} steps are allowed (Kruise limit)` });
+}
+
 function canaryOf<S extends z.ZodType>(stepSchema: S) {
   return z.strictObject({
-    steps: z
-      .array(stepSchema)
-      .min(1, { error: 'at least one step is required' })
-      .max(MAX_STEPS, { error: `at most ${MAX_STEPS} steps are allowed (Kruise limit)` }),
+    steps: stepsOf(stepSchema),
     failureThreshold: intOrPercent(thresholdProblem).nullable().optional(),
-    enableExtraWorkloadForCanary: onlyFalse('canary-Deployment style, enableExtraWorkloadForCanary: true'),
+    enableExtraWorkloadForCanary: z.boolean().optional(),
+    trafficRoutings: trafficRoutings.optional(),
+    patchPodTemplateMetadata: patchPodTemplateMetadata.nullable().optional(),
+  });
+}
+
+/** Kruise's BlueGreenStrategy: the canary's fields but the canary Deployment's. */
+function blueGreenOf<S extends z.ZodType>(stepSchema: S) {
+  return z.strictObject({
+    steps: stepsOf(stepSchema),
+    failureThreshold: intOrPercent(thresholdProblem).nullable().optional(),
+    trafficRoutings: trafficRoutings.optional(),
   });
 }
 
@@ -85,9 +101,9 @@ function specFieldsOf<S extends z.ZodType>(stepSchema: S) {
     workloadRef: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: dnsSubdomain }),
     strategy: z.strictObject({
       paused: z.boolean().optional(),
-      // Optional here so a blueGreen-only document gets one "not supported" error, not two;
-      // specRules.ts requires canary when blueGreen is absent.
+      // Both optional here; specRules.ts requires exactly one of them.
       canary: canaryOf(stepSchema).optional(),
+      blueGreen: blueGreenOf(stepSchema).optional(),
     }),
     disabled: onlyFalse('disabling a Rollout, disabled: true'),
   };

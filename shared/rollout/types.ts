@@ -2,6 +2,7 @@
 import type { Blocker, Cause } from './cause.ts';
 import type { Gate, GateRun, HookRecord, Invocation, Lifecycle } from './checkTypes.ts';
 
+import type { PodTemplateMetadataPatch, RollingStyle, StepTraffic, TrafficRouting } from './trafficTypes.ts';
 import type { WorkloadKind } from './workloadKinds.ts';
 
 export { WORKLOAD_KINDS, type WorkloadKind } from './workloadKinds.ts';
@@ -20,6 +21,8 @@ export interface Step {
   pause: StepPause;
   /** Checks that must pass once the batch is ready, before the pause and the next step (our apiVersion); absent = none. */
   gates?: Gate[];
+  /** What the step asks of the router (steps[].traffic, matches, requestHeaderModifier); absent = the original routing. */
+  traffic?: StepTraffic;
 }
 
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
@@ -105,6 +108,12 @@ export interface RolloutSpec extends RolloutKey {
    * document: the member starts no release its fleet has not permitted (shared/rollout/fleetGate.ts).
    */
   fleet?: FleetMembership | null;
+  /** Kruise's rolling style (shared/rollout/trafficTypes.ts); absent = InPlace. */
+  rollingStyle?: RollingStyle;
+  /** `trafficRoutings[0]`; absent = the release does not touch routing. */
+  trafficRouting?: TrafficRouting;
+  /** `patchPodTemplateMetadata` (CanaryWorkload only); absent = none. */
+  patchPodTemplateMetadata?: PodTemplateMetadataPatch;
 }
 
 /** The fleet a member Rollout belongs to, and the wave its cluster is in (named in its reason). */

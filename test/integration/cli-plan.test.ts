@@ -126,7 +126,7 @@ describe('rollouts validate (executable)', () => {
       assert.deepEqual(r.out.trimEnd().split('\n'), [
         'spec.releaseWindows[0].end: must be after start (18:00); a window cannot cross midnight: split it in two (use "24:00" for end of day)',
         'spec.strategy.canary.steps[1].replicas: must be <= 100%',
-        'spec.strategy.canary.steps[1].traffic: not supported by serverless-rollouts (Kruise traffic routing); remove it',
+        'spec.strategy.canary.steps[1].traffic: has no effect without spec.strategy.canary.trafficRoutings (Kruise ignores it silently); add the route to set, or remove it',
       ]);
     });
   });

@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import type { FieldIssue } from '../../errors.ts';
 import { ValidationError } from '../../errors.ts';
+import { notYetRunnable } from '../../rollout/notYetRunnable.ts';
 import { parseRollout } from '../../rollout/spec.ts';
+import { providerIssues } from '../../traffic/registry.ts';
 import type { RolloutSpec } from '../../rollout/types.ts';
 import { readDocuments } from '../documents.ts';
 import { examplesHelp } from '../help.ts';
@@ -17,12 +19,22 @@ export function printIssues(io: CliIO, issues: readonly FieldIssue[], prefix: st
 /** The one-line summary of a valid Rollout. */
 export function summarise(spec: RolloutSpec): string {
   const steps = spec.steps.map((s) => String(s.replicas)).join(' → ');
+  const notYet = notYetRunnable(spec);
+  const routing = spec.trafficRouting;
   const extras = [
+    routing ? `traffic through ${routing.provider.type === 'gateway' ? `HTTPRoute ${routing.provider.httpRouteName}` : `Ingress ${routing.provider.name} (${routing.provider.classType})`}: ${spec.steps.map(trafficLabel).join(' → ')}` : '',
     spec.windows.length > 0 ? `${spec.windows.length} release window(s)` : '',
     spec.progressDeadlineSeconds !== null ? `deadline ${spec.progressDeadlineSeconds}s per batch` : '',
+    notYet.length > 0 ? `valid, but apply refuses it until serverless-rollouts runs ${notYet.map((i) => i.path).join(', ')} (docs/traffic.md)` : '',
   ].filter(Boolean);
   return `Rollout ${spec.namespace}/${spec.name} → ${spec.workloadRef.kind} ${spec.workloadRef.name}, ` +
     `${spec.steps.length} step(s): ${steps}${extras.map((e) => `; ${e}`).join('')}`;
+}
+
+/** A step's routing for people: "10%", "2 match(es)", "-" (the original routing). */
+function trafficLabel(step: RolloutSpec['steps'][number]): string {
+  if (!step.traffic) return '-';
+  return step.traffic.matches.length > 0 ? `${step.traffic.matches.length} match(es)` : `${step.traffic.weight ?? 0}%`;
 }
 
 async function validate(opts: { file: string; namespace?: string }, io: CliIO): Promise<void> {
@@ -33,7 +45,11 @@ async function validate(opts: { file: string; namespace?: string }, io: CliIO): 
   for (const doc of docs) {
     const where = many ? `document ${doc.index}: ` : '';
     try {
-      summaries.push(`OK ${opts.file}${many ? ` (document ${doc.index})` : ''}: ${summarise(parseRollout(doc.value, { cluster: 'local', namespace: opts.namespace }))}\n`);
+      const spec = parseRollout(doc.value, { cluster: 'local', namespace: opts.namespace });
+      // What the Rollout's router cannot do of what its steps ask (shared/traffic).
+      const routerIssues = providerIssues(spec);
+      if (routerIssues.length > 0) throw new ValidationError(routerIssues);
+      summaries.push(`OK ${opts.file}${many ? ` (document ${doc.index})` : ''}: ${summarise(spec)}\n`);
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       invalid++;

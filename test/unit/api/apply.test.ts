@@ -100,6 +100,29 @@ describe('apply', () => {
     await assertNothingChanged(a);
   });
 
+  test('a valid Kruise Rollout with traffic routing is refused until a release can run it, naming the field, and changes nothing', async () => {
+    const a = api();
+    const doc = rolloutDoc({ steps: [{ replicas: 1, traffic: '10%' }, { replicas: '100%' }] });
+    Object.assign((doc.spec as { strategy: { canary: Record<string, unknown> } }).strategy.canary, { trafficRoutings: [{ service: 'web', gateway: { httpRouteName: 'web' } }] });
+    const res = await a.call('PUT', PATH, doc);
+    assert.equal(res.status, 422);
+    assert.deepEqual((res.json.error as { issues: unknown }).issues, [{
+      path: 'spec.strategy.canary.trafficRoutings',
+      reason: 'is valid, but serverless-rollouts cannot run it yet (docs/traffic.md): traffic routing through HTTPRoute web',
+    }]);
+    await assertNothingChanged(a);
+  });
+
+  test('a router that cannot do what a step asks is refused on its field (ingress-nginx matches one header)', async () => {
+    const a = api();
+    const doc = rolloutDoc({ steps: [{ replicas: 1, matches: [{ headers: [{ name: 'a', value: '1' }, { name: 'b', value: '2' }] }] }, { replicas: '100%' }] });
+    Object.assign((doc.spec as { strategy: { canary: Record<string, unknown> } }).strategy.canary, { trafficRoutings: [{ service: 'web', ingress: { name: 'web' } }] });
+    const res = await a.call('PUT', PATH, doc);
+    assert.equal(res.status, 422);
+    assert.deepEqual((res.json.error as { issues: { path: string }[] }).issues.map((i) => i.path), ['spec.strategy.canary.trafficRoutings', 'spec.strategy.canary.steps[0].matches[0].headers']);
+    await assertNothingChanged(a);
+  });
+
   test('the document must name the rollout and namespace of the URL', async () => {
     const a = api();
     const res = await a.call('PUT', PATH, rolloutDoc({ name: 'api', namespace: 'other' }));

@@ -27,9 +27,17 @@ export interface ComponentFiles {
   audit?: AuditFiles;
 }
 
-/** Pod and service ranges; fake, nothing routes them. */
+/** The service range: fake, nothing routes it (no kube-proxy; a proxy under test reads EndpointSlices). */
 export const SERVICE_CIDR = '10.96.0.0/24';
-export const POD_CIDR = '10.0.0.1/16';
+/**
+ * Pod IPs: the benchmarking range of RFC 2544, which nothing on the Internet routes. The test bed makes
+ * it local to this host (`ip route replace local 198.18.0.0/16 dev lo`, by .ci/run), so a test can
+ * serve HTTP on a pod's own IP (test/support/dataplane/podResponders.ts) and a real proxy reading the
+ * pod's EndpointSlice reaches it. Not 127.0.0.0/8: the apiserver refuses loopback addresses in
+ * EndpointSlices (ValidateEndpointIP). kwok hands out addresses from the range's first, and reuses
+ * those of deleted pods.
+ */
+export const POD_CIDR = '198.18.0.0/16';
 /**
  * Every fake node's InternalIP (and so every pod's hostIP): loopback, where kwok serves the kubelet
  * API, so the apiserver can reach it for `kubectl exec`.
@@ -106,7 +114,11 @@ function clientComponentArgs(port: number, files: ComponentFiles): string[] {
   ];
 }
 
-/** The workload controllers under test and the two that clean up after deletes; nothing else. */
+/**
+ * The workload controllers under test, the two that clean up after deletes, and the EndpointSlice
+ * controller, which gives a proxy under test (Traefik's Gateway API provider) the Ready pods of each
+ * Service; nothing else.
+ */
 export const CONTROLLERS = [
   'deployment-controller',
   'replicaset-controller',
@@ -114,6 +126,7 @@ export const CONTROLLERS = [
   'daemonset-controller',
   'garbage-collector-controller',
   'namespace-controller',
+  'endpointslice-controller',
 ];
 
 export function controllerManagerArgs(ports: ComponentPorts, files: ComponentFiles): string[] {

@@ -1,0 +1,35 @@
+// Kruise fields that parseRollout accepts and normalises, but that no release can run yet: the
+// rolling styles and traffic routing that docs/traffic.md plans. A Rollout using them is refused
+// when applied (the API answers 422 with these issues) and, if one was stored anyway (another
+// version, a restored backup), the planner holds it Degraded naming the field and touches nothing.
+import type { FieldIssue } from '../errors.ts';
+import type { RolloutSpec } from './types.ts';
+
+const NOT_YET = 'is valid, but serverless-rollouts cannot run it yet (docs/traffic.md)';
+
+/** The path of the strategy body the spec came from. */
+function strategyPath(spec: RolloutSpec): string {
+  return spec.rollingStyle === 'BlueGreen' ? 'spec.strategy.blueGreen' : 'spec.strategy.canary';
+}
+
+/** One issue per feature a release of this spec would need and does not have yet; [] when it can run. */
+export function notYetRunnable(spec: RolloutSpec): FieldIssue[] {
+  const at = strategyPath(spec);
+  const issues: FieldIssue[] = [];
+  if (spec.rollingStyle === 'BlueGreen') issues.push({ path: at, reason: `${NOT_YET}: blue-green releases` });
+  if (spec.rollingStyle === 'CanaryWorkload') issues.push({ path: `${at}.enableExtraWorkloadForCanary`, reason: `${NOT_YET}: the canary Deployment` });
+  if (spec.patchPodTemplateMetadata) issues.push({ path: `${at}.patchPodTemplateMetadata`, reason: `${NOT_YET}: the canary Deployment's pod metadata` });
+  if (spec.trafficRouting) issues.push({ path: `${at}.trafficRoutings`, reason: `${NOT_YET}: traffic routing through ${describeProvider(spec)}` });
+  return issues;
+}
+
+function describeProvider(spec: RolloutSpec): string {
+  const provider = spec.trafficRouting?.provider;
+  if (provider?.type === 'gateway') return `HTTPRoute ${provider.httpRouteName}`;
+  return `Ingress ${provider?.name ?? ''} (${provider?.classType ?? ''})`;
+}
+
+/** The planner's form: "<path> <reason>" lines for a Degraded reason. */
+export function notYetRunnableProblems(spec: RolloutSpec): string[] {
+  return notYetRunnable(spec).map((i) => `${i.path} ${i.reason}`);
+}
