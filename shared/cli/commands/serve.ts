@@ -49,6 +49,13 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     stopRequested.abort();
   };
   for (const s of SIGNALS) process.on(s, onSignal);
+  // `npm start` killed with -9 cannot pass a signal on: without its parent, serve stops everything
+  // it started (the control plane too) instead of running on re-parented to PID 1.
+  const stopWatchingParent = rt.onParentGone((parent) => {
+    if (stopRequested.signal.aborted) return;
+    log(`the process that started serve (PID ${parent}) is gone: stopping`);
+    stopRequested.abort();
+  });
   const ours = new Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
   try {
     // Loaded here: the other verbs do not pay for dynalite, the Kubernetes client and the engine.
@@ -95,6 +102,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     }
     log(`stopped in ${((performance.now() - stopping) / 1000).toFixed(1)} s`);
   } finally {
+    stopWatchingParent();
     for (const s of SIGNALS) process.off(s, onSignal);
   }
 }
