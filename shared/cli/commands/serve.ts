@@ -133,9 +133,9 @@ export function register(program: Command, io: CliIO): void {
     .option('-v, --verbose', 'print every reconcile pass')
     .addHelpText('after', `
 Data directory: ./.rollouts (or $ROLLOUTS_HOME): DynamoDB data, the sandbox, "endpoint" (the API URL
-while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0. Everything is
-kept for the next start, which goes on where this one stopped (also after a crash or kill -9);
---fresh starts over.
+while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0; so does the
+end of the process that started serve (a kill -9 of \`npm start\`'s npm). Everything is kept for the
+next start, which goes on where this one stopped (also after a crash or kill -9); --fresh starts over.
 ${examplesHelp([
       ['npm start', 'the same as `rollouts serve`'],
       ['rollouts serve --sandbox --pod-ready-ms 200', 'always the sandbox, with fast pods'],

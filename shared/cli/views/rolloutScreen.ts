@@ -68,7 +68,10 @@ function header(s: RolloutSnapshot): string[] {
   // revision object), never the bare hash, which names no object kubectl shows.
   const revision = (id: string | null | undefined): string => {
     const r = id ? byId.get(id) : undefined;
-    return !id ? '-' : r === undefined ? id : `${r.number} (${r.replicaSet})`;
+    if (!id) return '-';
+    if (r !== undefined) return `${r.number} (${r.replicaSet})`;
+    // The release's revision before its ReplicaSet exists (the Partition strategy creates it with the first batch).
+    return w ? `${id} (no ${w.holderKind} yet)` : id;
   };
   if (rel) {
     lines.push('Revisions:', field(rel.kind === 'release' ? 'Stable' : 'From', revision(rel.stableRevision), '  '), field('Target', revision(rel.targetRevision), '  '));

@@ -95,6 +95,13 @@ NAME                        KIND        STATUS         AGE   INFO
     assert.match(text, /\(no revision tree: no cluster access\)\n$/);
   });
 
+  test('Target names the ReplicaSet, or says there is none yet (Partition creates it with the first batch)', () => {
+    const state = awaitingApproval({ release: release({ targetRevision: 'rev-c', stableRevision: 'rev-a' }) });
+    const text = renderRollout({ rollout: rollout(state), workload: WORKLOAD, workloadError: null, fetchedAt: NOW }, NOW);
+    assert.match(text, /^ {2}Stable: {8}1 \(web-5d4f8\)$/m);
+    assert.match(text, /^ {2}Target: {8}rev-c \(no ReplicaSet yet\)$/m);
+  });
+
   test('after a completed release every step is ticked and Step is n/n', () => {
     const state: ReleaseState = { ...initialState(), phase: 'Completed', message: 'release r1 completed', stableRevision: 'rev-b', lastRelease: release() };
     const text = renderRollout({ rollout: rollout(state), workload: null, workloadError: null, fetchedAt: NOW }, NOW);
