@@ -165,8 +165,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const tiers = [['kwok', 'kube-scheduler', 'kube-controller-manager', 'kruise-manager'], ['kube-apiserver'], ['etcd']];
     const stopStarted = performance.now();
     for (const tier of tiers) {
-      await Promise.all(daemons.filter((daemon) => tier.includes(daemon.name)).map((daemon) => daemon.stop(STOP_GRACE_MS)));
-      log(`stopped ${tier.join(', ')} (${Math.round(performance.now() - stopStarted)} ms)`);
+      // Only what was started: a sandbox without Kruise never had a kruise-manager to stop.
+      const running = daemons.filter((daemon) => tier.includes(daemon.name));
+      if (running.length === 0) continue;
+      await Promise.all(running.map((daemon) => daemon.stop(STOP_GRACE_MS)));
+      log(`stopped ${running.map((daemon) => daemon.name).join(', ')} (${Math.round(performance.now() - stopStarted)} ms)`);
     }
   };
 
