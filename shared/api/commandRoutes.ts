@@ -7,7 +7,7 @@ import { isDuplicateCommand } from '../rollout/state.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
@@ -68,7 +68,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
 
 /** What the hand-back of a deleted rollout restores, from the live workload (best effort: a read failure is not the user's problem). */
 async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: WorkloadRef): Promise<CommandResponse['handBack']> {
-  const driver = WORKLOAD_DRIVERS[ref.kind];
+  const driver = driverFor(ref.kind);
   if (!deps.clusters || !driver.handBackSummary) return null;
   try {
     const client = await deps.clusters.client(key.cluster);

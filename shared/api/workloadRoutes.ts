@@ -9,7 +9,7 @@ import { NotFoundError } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import { selectorString, spec as specOf } from '../workloads/common/objects.ts';
 import type { Observation } from '../workloads/driver.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { HttpError, json } from './httpError.ts';
 import type { RouteContext } from './routes.ts';
 import type { ApiResponse } from './types.ts';
@@ -29,7 +29,7 @@ export async function rolloutWorkload({ params, deps }: RouteContext): Promise<A
   }
   const { key, spec } = await loadExisting(deps, params);
   const ref = spec.spec.workloadRef;
-  const driver = WORKLOAD_DRIVERS[ref.kind];
+  const driver = driverFor(ref.kind);
   let observed: Observation;
   try {
     const client = await deps.clusters.client(key.cluster);

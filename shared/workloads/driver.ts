@@ -5,6 +5,7 @@ import type { FieldIssue } from '../errors.ts';
 import type { KubeObject, KubeWrite } from '../kube/types.ts';
 import type { ClusterClient } from '../ports.ts';
 import type { Action, RolloutSpec, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
+import type { WorkloadType } from '../rollout/workloadType.ts';
 
 export interface Observation {
   namespace: string;
@@ -93,6 +94,11 @@ export interface RevisionMembers {
 
 export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
   readonly kind: K;
+  /**
+   * Its identity and capabilities, all the rollout core may know of the kind (shared/rollout/
+   * workloadType.ts): scripts/generate.ts gathers them into shared/rollout/workloadKinds.generated.ts.
+   */
+  readonly type: WorkloadType;
   /** The workload's own resource (its apiVersion and Kubernetes kind are the workloadRef's). */
   readonly workload: { readonly apiVersion: string; readonly kind: string; readonly resource: string };
   /** What to watch so that a change of the workload or its progress reaches us at once. */

@@ -7,6 +7,7 @@ import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { itself } from '../common/ownership.ts';
 import { controlledPods, ownedRevisions, revisionMembersOf } from '../common/revisions.ts';
 import { CLONESET_API_VERSION, podRevisionIn } from './cloneSetObjects.ts';
+import { CLONESET_TYPE } from './type.ts';
 import { cloneSetView } from './view.ts';
 import { cloneSetWrites } from './writes.ts';
 
@@ -34,6 +35,7 @@ function revisionMembers(obs: Observation): RevisionMembers[] {
 
 export const cloneSetDriver: WorkloadDriver<'CloneSet'> = {
   kind: 'CloneSet',
+  type: CLONESET_TYPE,
   workload: { apiVersion: CLONESET_API_VERSION, kind: 'CloneSet', resource: 'clonesets' },
   // The CloneSet alone: its controller rewrites its status (updatedReplicas, updatedReadyReplicas,
   // availableReplicas, currentRevision) whenever a pod is updated, in place or recreated, or turns ready.

@@ -35,6 +35,7 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
   const native = flavor.holdsBy === 'OnDelete';
   return {
     kind: flavor.kind,
+    type: flavor.type,
     workload: { apiVersion, kind: 'DaemonSet', resource: 'daemonsets' },
     // The DaemonSet alone: its controller rewrites its status (numberReady, updatedNumberScheduled,
     // numberAvailable, desiredNumberScheduled when a node joins) as its pods are deleted, recreated and turn ready.

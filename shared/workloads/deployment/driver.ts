@@ -15,6 +15,7 @@ import { revisionId } from './revision.ts';
 import { deploymentView, ownedReplicaSets, strategyInFlight } from './view.ts';
 import { deploymentWrites } from './writes.ts';
 import { deploymentWatches } from './watches.ts';
+import { DEPLOYMENT_TYPE } from './type.ts';
 
 /**
  * One GET and one LIST of ReplicaSets: their status carries every count the planner needs, so a
@@ -104,6 +105,7 @@ function created(o: KubeObject): number {
 
 export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   kind: 'Deployment',
+  type: DEPLOYMENT_TYPE,
   workload: { apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deployments' },
   watches: deploymentWatches,
   rbac: {

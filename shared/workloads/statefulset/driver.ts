@@ -51,6 +51,7 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
   const { apiVersion, apiGroup } = flavor;
   return {
     kind: flavor.kind,
+    type: flavor.type,
     workload: { apiVersion, kind: 'StatefulSet', resource: 'statefulsets' },
     watches: [{ apiVersion, kind: 'StatefulSet', resource: 'statefulsets', workloadOf: itself }],
     rbac: {
