@@ -6,7 +6,6 @@ import { isDeepStrictEqual } from 'node:util';
 import { isDuplicateCommand } from '../rollout/state.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
-import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
 import { driverFor } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
@@ -46,7 +45,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
-    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
+    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !driverFor(spec.spec.workloadRef.kind).acceptsTemplatePatch) {
       throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }], undefined, 'command refused');
     }
     if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {

@@ -13,7 +13,6 @@ import type { KubeObject } from '../kube/types.ts';
 import type { ClusterClient } from '../ports.ts';
 import type { CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { canonicalJson, images } from '../workloads/common/objects.ts';
-import { templateChangeWrite } from '../workloads/common/templateChange.ts';
 import { driverFor } from '../workloads/registry.ts';
 import { HttpError, unprocessable } from './httpError.ts';
 import type { ApiDeps } from './types.ts';
@@ -65,7 +64,7 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
   }
   let result: KubeObject | null;
   try {
-    result = await client.write({ ...templateChangeWrite(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
+    result = await client.write({ ...driver.templateChange(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
   } catch (err) {
     if (err instanceof ValidationError) {
       throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err, 'command refused');

@@ -7,7 +7,7 @@ import type { KubeObject, KubeWrite } from '../../../../shared/kube/types.ts';
 import type { ClusterClient } from '../../../../shared/ports.ts';
 import type { Action, RevisionView, WorkloadKind, WorkloadRef, WorkloadView } from '../../../../shared/rollout/types.ts';
 import type { WorkloadType } from '../../../../shared/rollout/workloadType.ts';
-import type { Observation, RevisionMembers, WorkloadDriver } from '../../../../shared/workloads/driver.ts';
+import { TEMPLATE_CHANGE_REASON, type Observation, type RevisionMembers, type WorkloadDriver } from '../../../../shared/workloads/driver.ts';
 
 export const SHARDSET_KIND = 'ShardSet' as WorkloadKind;
 export const SHARDSET_API_VERSION = 'example.io/v1';
@@ -107,6 +107,7 @@ export const shardSetDriver: WorkloadDriver = {
   kind: SHARDSET_KIND,
   type: SHARDSET_TYPE,
   workload: { apiVersion: SHARDSET_API_VERSION, kind: 'ShardSet', resource: 'shardsets' },
+  reads: [{ apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
   watches: [{ apiVersion: SHARDSET_API_VERSION, kind: 'ShardSet', resource: 'shardsets', workloadOf: (o) => o.metadata.name }],
   rbac: {
     reconcile: [{ apiGroup: 'example.io', resource: 'shardsets', verbs: ['get', 'list', 'watch', 'patch'] }, { apiGroup: '', resource: 'pods', verbs: ['list'] }],
@@ -119,4 +120,14 @@ export const shardSetDriver: WorkloadDriver = {
   view,
   writes,
   podTemplate: (o) => specOf(o).template as unknown as Record<string, unknown>,
+  templateChange: (workload, change) => {
+    if (change.type !== 'images') throw new Error('a ShardSet takes image changes only');
+    const ref = { apiVersion: SHARDSET_API_VERSION, kind: 'ShardSet', namespace: workload.metadata.namespace ?? '', name: workload.metadata.name };
+    const containers = Object.entries(change.images).map(([name, image]) => ({ name, image }));
+    return { verb: 'patch', ref, patchType: 'merge', patch: { spec: { template: { spec: { containers } } } }, reason: TEMPLATE_CHANGE_REASON };
+  },
+  acceptsTemplatePatch: false,
+  podViews: (obs) => obs.pods.map((p) => ({
+    name: p.metadata.name, revision: podRevision(p), ready: isReady(p), phase: 'Running', condition: null, since: '', containers: ['app'],
+  })),
 };
