@@ -1,4 +1,4 @@
-// Batch arithmetic, reproduced exactly from Kruise Rollout and Kubernetes (reference/kruise-rollout.md §4).
+// Batch arithmetic, reproduced exactly from Kruise Rollout and Kubernetes (openkruise/rollouts: pkg/controller/batchrelease, CalculateBatchReplicas and IsBatchReady; k8s.io/apimachinery intstr).
 // Every function here is total over validated specs; they throw only on inputs validation rejects.
 import { isPercent, percentValue } from './intOrPercent.ts';
 import type { IntOrPercent, RolloutSpec, WorkloadKind } from './types.ts';

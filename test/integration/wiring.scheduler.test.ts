@@ -1,7 +1,7 @@
 // Wake-ups beyond SQS's 15-minute delay, against real LocalStack: the one-off EventBridge Scheduler
 // schedule the reconcile follow-up creates, its payload (the reconcile message for the trigger
 // queue) and its settings, the idempotent re-create (an update in place), and the delete when the
-// wake-up moves. LocalStack never fires a schedule (../shared/reference/localstack.md: a schedule
+// wake-up moves. LocalStack never fires a schedule (a schedule
 // aimed at SQS never fired in 75 s), so that a fired schedule's message reaches the trigger queue
 // and a reconcile is not tested here; what it delivers is the same body as SqsReconcileQueue's,
 // which the wiring test does deliver.
