@@ -13,8 +13,7 @@ import type { KubeObject } from '../kube/types.ts';
 import type { ClusterClient } from '../ports.ts';
 import type { CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { canonicalJson, images } from '../workloads/common/objects.ts';
-import { templateChangeWrite } from '../workloads/common/templateChange.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { HttpError, unprocessable } from './httpError.ts';
 import type { ApiDeps } from './types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
@@ -22,8 +21,8 @@ import { rolloutKeyString } from '../rollout/key.ts';
 /** Throws the 4xx a command deserves given the live workload; returns when it may be recorded. */
 export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, ref: WorkloadRef, body: CommandBody): Promise<void> {
   if (body.type !== 'release' && body.type !== 'undo') return;
-  const driver = WORKLOAD_DRIVERS[ref.kind];
-  if (!deps.clusters || !driver) return;
+  const driver = driverFor(ref.kind);
+  if (!deps.clusters) return;
   let client: ClusterClient;
   let workload: KubeObject | null;
   try {
@@ -65,7 +64,7 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
   }
   let result: KubeObject | null;
   try {
-    result = await client.write({ ...templateChangeWrite(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
+    result = await client.write({ ...driver.templateChange(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
   } catch (err) {
     if (err instanceof ValidationError) {
       throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err, 'command refused');

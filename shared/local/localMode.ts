@@ -1,5 +1,5 @@
 // Local mode (`rollouts serve`, `npm start`): the deployed system's code in one process, with local
-// adapters in place of the AWS services (DESIGN §2):
+// adapters in place of the AWS services (docs/architecture.md, "Data flow"):
 //   DynamoDB            → dynalite, persisted under the data directory (shared/adapters/dynamodb/embedded.ts)
 //   SQS FIFO + reconcile λ → LocalKeyedQueue whose worker calls reconcile (same per-key semantics)
 //   Scheduler + sweep λ → a 10 s timer running the same sweepDue (wake-ups due, and the resync:

@@ -69,7 +69,7 @@ function header(s: RolloutSnapshot): string[] {
   const revision = (id: string | null | undefined): string => {
     const r = id ? byId.get(id) : undefined;
     if (!id) return '-';
-    if (r !== undefined) return `${r.number} (${r.replicaSet})`;
+    if (r !== undefined) return `${r.number} (${r.holder})`;
     // The release's revision before its ReplicaSet exists (the Partition strategy creates it with the first batch).
     return w ? `${id} (no ${w.holderKind} yet)` : id;
   };

@@ -47,7 +47,7 @@ export function renderTree(t: TreeInput): string {
     const branch = lastRevision ? '└──' : '├──';
     const under = lastRevision ? '   ' : '│  ';
     rows.push([`${branch}# revision:${r.number}`, '', '', '', '']);
-    rows.push([`${under}└──${TREE_ICON.replicaSet} ${r.replicaSet}`, holder, replicaSetStatus(r), age(r.ageSeconds), t.tags[r.id] ?? '']);
+    rows.push([`${under}└──${TREE_ICON.replicaSet} ${r.holder}`, holder, replicaSetStatus(r), age(r.ageSeconds), t.tags[r.id] ?? '']);
     r.pods.forEach((p, j) => {
       const pod = j === r.pods.length - 1 ? '└──' : '├──';
       const info = [`ready:${p.readyContainers}/${p.containers}`, ...(p.restarts > 0 ? [`restarts:${p.restarts}`] : [])].join(',');

@@ -68,7 +68,7 @@ export function RevisionTree({ workload, state, error, now, fetchedAt }: { workl
       ${workload.revisions.map((r) => html`
         <li class="revision" data-testid="revision" data-revision=${r.number}>
           <div class="revision-head">
-            <strong>revision ${r.number}</strong> <code>${r.replicaSet}</code>
+            <strong>revision ${r.number}</strong> <code>${r.holder}</code>
             ${tags[r.id] ? html`<span class=${`tag tag-${tags[r.id]}`}>${tags[r.id]}</span>` : null}
             <span class="images">${Object.values(r.images).join(', ')}</span>
             <span class="counts">${r.available}/${r.desired} available</span>

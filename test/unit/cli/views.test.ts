@@ -34,9 +34,9 @@ function pod(name: string, over: Partial<WorkloadPod> = {}): WorkloadPod {
 const WORKLOAD: WorkloadResponse = {
   rollout: { cluster: 'local', namespace: 'default', name: 'web' }, kind: 'Deployment', name: 'web', replicas: 4, holderKind: 'ReplicaSet',
   revisions: [
-    { number: 2, id: 'rev-b', images: { app: 'nginx:1.28' }, replicaSet: 'web-rev-b', desired: 1, current: 1, ready: 1, available: 1, ageSeconds: 20, pods: [pod('web-rev-b-aaaaa', { ageSeconds: 19 })] },
+    { number: 2, id: 'rev-b', images: { app: 'nginx:1.28' }, holder: 'web-rev-b', desired: 1, current: 1, ready: 1, available: 1, ageSeconds: 20, pods: [pod('web-rev-b-aaaaa', { ageSeconds: 19 })] },
     {
-      number: 1, id: 'rev-a', images: { app: 'nginx:1.27' }, replicaSet: 'web-5d4f8', desired: 3, current: 3, ready: 2, available: 2, ageSeconds: 600,
+      number: 1, id: 'rev-a', images: { app: 'nginx:1.27' }, holder: 'web-5d4f8', desired: 3, current: 3, ready: 2, available: 2, ageSeconds: 600,
       pods: [pod('web-5d4f8-bbbbb'), pod('web-5d4f8-ccccc', { ready: false, readyContainers: 0, restarts: 3 }), pod('web-5d4f8-ddddd')],
     },
   ],
