@@ -196,7 +196,7 @@ export interface WorkloadChange extends RolloutKey {
   reasons: string[];
 }
 
-/** Where the watch-proxy's coalesced notices go (EventBridge → trigger queue, or local mode's queue). */
+/** Where the watch-proxy's coalesced notices go: the work queue (deployed: the FIFO queue, shared/watch/queueSink.ts; local mode: its keyed queue). */
 export interface WatchSink {
   send(changes: WorkloadChange[]): Promise<void>;
 }
@@ -209,9 +209,12 @@ export interface ReconcileQueue {
   enqueue(key: RolloutKey, opts?: { delaySeconds?: number; reason?: string }): Promise<void>;
 }
 
-/** A queue that may also send many keys in few requests (SqsReconcileQueue does): the sweep's. */
+/** A queue that may also send many keys in few requests (SqsReconcileQueue does): the sweep's and the watch-proxy's. */
 export interface BatchingQueue extends ReconcileQueue {
+  /** One message per key and call: a key sent twice in one sweep tick is one message. */
   enqueueAll?(keys: RolloutKey[], opts: { reason: string }): Promise<void>;
+  /** One message per key, never taken for the duplicate of an earlier send (watch notices, with their causes). */
+  enqueueEach?(items: { key: RolloutKey; causes?: string[] }[], opts: { reason: string }): Promise<void>;
 }
 
 /**

@@ -6,18 +6,19 @@
 import { performance } from 'node:perf_hooks';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
-import { queueWatchSink, reconcileWorker } from '../../shared/local/adapters.ts';
+import { reconcileWorker } from '../../shared/local/adapters.ts';
+import { queueWatchSink } from '../../shared/watch/queueSink.ts';
 import { Meter } from '../../shared/meter.ts';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { WatchSink } from '../../shared/ports.ts';
-import { runWatchProxy } from '../../shared/watch/watchProxy.ts';
+import { DEFAULT_WINDOW_MS, runWatchProxy } from '../../shared/watch/watchProxy.ts';
 import type { Engine } from '../testbed/engine.ts';
 
 /**
- * Local mode's tuning (shared/local/localMode.ts passes these to runWatchProxy; they are not
- * exported): a 50 ms coalescing window (leading edge, then trailing) and a catalogue refresh every 5 s.
+ * Local mode's tuning (shared/local/localMode.ts): the deployed coalescing window (DEFAULT_WINDOW_MS,
+ * leading edge, then trailing) and a catalogue refresh every 5 s (passed there, not exported).
  */
-export const LOCAL_MODE_WATCH = { windowMs: 50, refreshMs: 5000 } as const;
+export const LOCAL_MODE_WATCH = { windowMs: DEFAULT_WINDOW_MS, refreshMs: 5000 } as const;
 
 export interface LoopRecord {
   /** performance.now() when the pass ended. */

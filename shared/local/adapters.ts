@@ -1,25 +1,15 @@
-// The small local stand-ins that let the cloud code run in one process: the watch-proxy's sink
-// enqueues into the in-process queue (instead of PutEvents → rule → SQS), transitions are printed
+// The small local stand-ins that let the cloud code run in one process: transitions are printed
 // (instead of going to the EventBridge bus), and the queue's worker is the reconcile Lambda's loop
 // body: reconcile, then run again as the pass asks (shared/reconcile/runAgain.ts).
 import type { QueueWorker } from '../adapters/local/keyedQueue.ts';
 import type { Log } from '../ports.ts';
-import type { EventPublisher, ReconcileQueue } from '../ports.ts';
+import type { EventPublisher } from '../ports.ts';
 import { reconcile, type ReconcileResult } from '../reconcile/reconcile.ts';
 import { type ReconcileDeps } from '../reconcile/deps.ts';
 import { runsAskedFor } from '../reconcile/runAgain.ts';
 import type { RolloutEvent } from '../rollout/types.ts';
-import type { WatchSink } from '../ports.ts';
 
 export type LogLine = (line: string) => void;
-
-export function queueWatchSink(queue: ReconcileQueue): WatchSink {
-  return {
-    async send(changes) {
-      for (const c of changes) await queue.enqueue({ cluster: c.cluster, namespace: c.namespace, name: c.name }, { reason: 'watch' });
-    },
-  };
-}
 
 /** One line per transition, e.g. "event Batch Ready default/web r1 step 1: …". */
 export function printingPublisher(log: LogLine): EventPublisher {

@@ -26,7 +26,8 @@ import type { RolloutKey } from '../rollout/types.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { SUPPORTED_KINDS, WORKLOAD_DRIVERS } from '../workloads/registry.ts';
-import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
+import { printingPublisher, printingWatchLog, reconcileWorker, type LogLine } from './adapters.ts';
+import { queueWatchSink } from '../watch/queueSink.ts';
 import { LOCAL_CLUSTER, dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
@@ -169,10 +170,10 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
         clock,
         log: printingWatchLog(log),
         drivers: LOCAL_DRIVERS,
-        // Snappier than the Lambda's defaults: one small Query every 5 s (and after each apply), and a 50 ms coalescing window after the leading edge.
+        // Snappier than the Lambda's default: one small Query every 5 s (and after each apply). The
+        // coalescing window is the deployed one (DEFAULT_WINDOW_MS, 50 ms after the leading edge).
         refreshMs: 5000,
         refreshes: catalogRefreshes,
-        windowMs: 50,
       }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
       cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await proxy; } });
     } else {

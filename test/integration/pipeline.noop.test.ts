@@ -92,6 +92,27 @@ describe('what a reconcile sends, counted by the servers', () => {
     assertMeterMatchesServers(m);
   });
 
+  it('a release waiting for approval after batches we drain ourselves: the pass after the drain writes nothing, nor do the next', async (t) => {
+    // Batches beyond the user's maxUnavailable (25% of 10: 2): the old pods past the controller's
+    // reach are ours to scale down (shared/workloads/deployment/minReadyWrites.ts), and the pause that
+    // holds the complete batch goes with that drain, not in a pass of its own while the release waits.
+    const s = await engine.scenario('noop-every-step', { replicas: 10, steps: [{ replicas: '50%' }, { replicas: '80%' }, { replicas: '100%' }] });
+    await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
+    await s.setImage(V2);
+    for (let step = 0; step < 2; step += 1) {
+      if (step > 0) await s.command({ type: 'approve' });
+      await s.reconcileUntil((x) => awaitingApproval(x, step), `batch ${step + 1} to be ready and drained`);
+      for (let pass = 0; pass < 2; pass += 1) {
+        const m = await measure(s);
+        t.diagnostic(report(`no-op (awaiting approval after step ${step + 1}, pass ${pass + 1})`, m));
+        assert.equal(m.result.outcome, 'noop', `step ${step + 1}, pass ${pass + 1}`);
+        assertOnlyReads(m);
+        assertMeterMatchesServers(m);
+      }
+      assert.equal((await s.snapshot()).deployment.spec?.paused, true, 'the batch is held by the pause');
+    }
+  });
+
   it('a batch-advancing reconcile is counted by the meter exactly as the servers count it', async (t) => {
     const s = await engine.scenario('advance', { replicas: 4 });
     await releaseToFirstApproval(s, V2, 1);

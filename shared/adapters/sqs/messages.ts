@@ -8,6 +8,8 @@ import { isRecord } from '../../json.ts';
 export interface ReconcileMessage extends RolloutKey {
   /** Why the reconcile was asked for: 'api', 'sweep', 'requeue', 'watch'... */
   reason: string;
+  /** A watch notice's changes, e.g. "ReplicaSet web-5d4f MODIFIED" (for reading; the reconcile needs only the key). */
+  causes?: string[];
 }
 
 export interface DecodedTrigger {
@@ -17,8 +19,8 @@ export interface DecodedTrigger {
   via: 'queue' | 'event';
 }
 
-export function encodeReconcileMessage(key: RolloutKey, reason: string): string {
-  const message: ReconcileMessage = { cluster: key.cluster, namespace: key.namespace, name: key.name, reason };
+export function encodeReconcileMessage(key: RolloutKey, reason: string, causes: string[] = []): string {
+  const message: ReconcileMessage = { cluster: key.cluster, namespace: key.namespace, name: key.name, reason, ...(causes.length > 0 ? { causes } : {}) };
   return JSON.stringify(message);
 }
 

@@ -59,11 +59,25 @@ export class SqsReconcileQueue implements ReconcileQueue {
     await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.queueUrl, ...this.fifoEntry(key, reason, randomUUID()) }));
   }
 
-  /** Many keys now (the sweep): SendMessageBatch, 10 per request; entries SQS refuses are sent once more. */
+  /** Many keys now (the sweep): SendMessageBatch, 10 per request, one message per key and tick; entries SQS refuses are sent once more. */
   async enqueueAll(keys: RolloutKey[], opts: { reason: string }): Promise<void> {
-    for (let i = 0; i < keys.length; i += BATCH_SIZE) {
-      const bucket = String(Math.floor(this.clock.now().getTime() / 1000));
-      let entries = keys.slice(i, i + BATCH_SIZE).map((key, j) => ({ Id: String(j), ...this.fifoEntry(key, opts.reason, bucket) }));
+    const bucket = () => String(Math.floor(this.clock.now().getTime() / 1000));
+    await this.sendBatches(keys.map((key) => ({ key })), opts.reason, bucket);
+  }
+
+  /**
+   * Many keys now, each a message of its own (the watch-proxy's notices): the same batches, but no
+   * deduplication id shared with an earlier send, so a notice after one already consumed is never
+   * dropped as its duplicate (the file header).
+   */
+  async enqueueEach(items: { key: RolloutKey; causes?: string[] }[], opts: { reason: string }): Promise<void> {
+    await this.sendBatches(items, opts.reason, () => randomUUID());
+  }
+
+  private async sendBatches(items: { key: RolloutKey; causes?: string[] }[], reason: string, instance: () => string): Promise<void> {
+    for (let i = 0; i < items.length; i += BATCH_SIZE) {
+      const id = instance();
+      let entries = items.slice(i, i + BATCH_SIZE).map((item, j) => ({ Id: String(j), ...this.fifoEntry(item.key, reason, id, item.causes) }));
       for (let attempt = 1; entries.length > 0; attempt++) {
         this.meter.add('queue.send');
         const out = await this.opts.client.send(new SendMessageBatchCommand({ QueueUrl: this.opts.queueUrl, Entries: entries }));
@@ -80,10 +94,10 @@ export class SqsReconcileQueue implements ReconcileQueue {
   }
 
   /** `instance` tells this send apart from others of the key and reason (see the file header). */
-  private fifoEntry(key: RolloutKey, reason: string, instance: string) {
+  private fifoEntry(key: RolloutKey, reason: string, instance: string, causes: string[] = []) {
     const group = rolloutKeyString(key);
     return {
-      MessageBody: encodeReconcileMessage(key, reason),
+      MessageBody: encodeReconcileMessage(key, reason, causes),
       // Keys are DNS names and "/", all valid group-id characters; only the length can be too much.
       MessageGroupId: group.length <= MAX_ID_LENGTH ? group : sha256(group),
       MessageDeduplicationId: sha256(`${group}\n${reason}\n${instance}`),

@@ -3,7 +3,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
-import { printingPublisher, queueWatchSink } from '../../../shared/local/adapters.ts';
+import { printingPublisher } from '../../../shared/local/adapters.ts';
+import { queueWatchSink } from '../../../shared/watch/queueSink.ts';
 import { nextTag, renderBanner } from '../../../shared/local/banner.ts';
 import { dataDirPaths, resolveDataDir } from '../../../shared/local/dataDir.ts';
 import { watchedKinds } from '../../../shared/local/localMode.ts';
