@@ -178,6 +178,13 @@ export interface Release {
   /** Workload replicas the current batch was computed for; a change restarts the batch. */
   observedReplicas: number;
   startedAt: string;
+  /**
+   * The live pods already on the target revision when the release started (observed pod by pod:
+   * hooks or a podUpdateTimeout); absent when pods were not observed then. Every other pod on the
+   * target was brought by this release (hooks.ts broughtBy): decided by name and revision, never by
+   * comparing a creationTimestamp (whole seconds) with startedAt (milliseconds).
+   */
+  podsAtStart?: string[];
   /** Do not move pods before this instant (scheduled release). */
   notBefore: string | null;
   /** Set after the last step: pods go to 100% of the target, then the workload is handed back. */
