@@ -153,6 +153,21 @@ export interface CommandResponse {
    * live workload; null when this API cannot read the cluster or the workload is gone.
    */
   handBack?: { workload: string; restores: string[] } | null;
+  /**
+   * undo only: where it goes and how it moves, resolved against the live workload and the rollout's
+   * completed revisions (shared/rollout/undo.ts); null when this API cannot read the cluster (the
+   * reconciler decides then).
+   */
+  undo?: UndoPreview | null;
+  /** True when the request was a dry run: the answer says what would happen, nothing was recorded. */
+  dryRun?: boolean;
+}
+
+/** The revision an undo goes to, and how: every pod at once (it completed a release) or through the Rollout's steps. */
+export interface UndoPreview {
+  revision: number;
+  images: Record<string, string>;
+  move: 'all-at-once' | 'through-steps';
 }
 
 export interface ClusterResponse {

@@ -256,6 +256,12 @@ export interface ReleaseState {
   permit?: PermitRecord | null;
   /** The images of the stable revision, when known (recorded at adoption and at each completion). */
   stableImages?: Record<string, string> | null;
+  /**
+   * The revisions that completed a release (or were adopted as running), newest last, bounded
+   * (shared/rollout/undo.ts): where an undo goes, and whether it may move every pod at once.
+   * Absent in STATE written before it existed (then the stable revision is the one known).
+   */
+  completedRevisions?: string[];
 }
 
 // ---- Commands (API verbs) ----------------------------------------------------------------------
@@ -263,7 +269,13 @@ export interface ReleaseState {
 export type TemplateChange =
   | { type: 'images'; images: Record<string, string> }
   /** A strategic-merge patch of the pod template (spec.template). */
-  | { type: 'templatePatch'; patch: Record<string, unknown> };
+  | { type: 'templatePatch'; patch: Record<string, unknown> }
+  /**
+   * The stored pod template of a retained revision, put back like a release's change (held, then
+   * released through the steps): an undo to a revision that never completed a release (undo.ts).
+   * Never sent by a client.
+   */
+  | { type: 'revision'; revision: string };
 
 export type CommandBody =
   | {
