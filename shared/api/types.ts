@@ -32,6 +32,12 @@ export interface ApiDeps {
   queue: ReconcileQueue;
   /** Workload kinds with a driver; apply answers 422 for the others. */
   supportedKinds: readonly WorkloadKind[];
+  /**
+   * Local mode on a cluster whose admission policy would deny our Partition hand-back, acting as a
+   * user who may not impersonate the product's identity (shared/local/identity.ts): why a Partition
+   * Rollout is refused at apply. Absent/null: no such refusal.
+   */
+  partitionRefusal?: string | null;
   clock: Clock;
   /** Largest accepted body, in bytes (413 above). */
   maxBodyBytes: number;
