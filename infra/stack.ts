@@ -70,7 +70,7 @@ export class ServerlessRolloutsStack extends Stack {
 
     const wakeSchedules = new WakeSchedules(this, 'WakeSchedules', { triggerQueue: queues.trigger });
 
-    // loadConfig (shared/config.ts) validates the whole configuration at cold start, so every
+    // loadConfig (shared/app/config.ts) validates the whole configuration at cold start, so every
     // function gets every required variable, whichever it uses.
     const environment = {
       ...wakeSchedules.environment,

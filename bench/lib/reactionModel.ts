@@ -48,6 +48,6 @@ export function deployedReactionModel(reaction: ReactionLatencyResult, reconcile
     parts,
     p95Ms: round(parts.reduce((n, p) => n + p.ms, 0), 1),
     goalMs: REACTION_GOAL_MS,
-    note: 'The watcher runs while pods move: the first pass of a release launches it (shared/app/watcherDemand.ts); until its watches are open a batch waits at most for the pass\'s 5 s re-run.',
+    note: 'The watcher runs while pods move: the first pass of a release launches it (shared/watch/watcherDemand.ts); until its watches are open a batch waits at most for the pass\'s 5 s re-run.',
   };
 }

@@ -14,7 +14,7 @@
 //  3. never Recreate behaviour: the Deployment is never seen unpaused on strategy Recreate;
 //  4. Partition strategy only (`partition: true`): the native Deployment controller changes no
 //     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
-//     size a lone active ReplicaSet to N (which it does paused or not, k8s-semantics §4), and
+//     size a lone active ReplicaSet to N (which it does paused or not: Kubernetes' pkg/controller/deployment/sync.go, scale), and
 //     creates no ReplicaSet (attribution from managedFields: the manager owning spec.replicas is the
 //     one that last set it; the Deployment's replica change may arrive on its watch after the
 //     ReplicaSet's, so a scale is judged a grace period later). Under MinReadySeconds the native

@@ -6,8 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isDuplicateCommand } from '../rollout/state.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
-import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
@@ -46,7 +45,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
-    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
+    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !driverFor(spec.spec.workloadRef.kind).acceptsTemplatePatch) {
       throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }], undefined, 'command refused');
     }
     if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {
@@ -71,7 +70,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
 
 /** What the hand-back of a deleted rollout restores, from the live workload (best effort: a read failure is not the user's problem). */
 async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: WorkloadRef): Promise<CommandResponse['handBack']> {
-  const driver = WORKLOAD_DRIVERS[ref.kind];
+  const driver = driverFor(ref.kind);
   if (!deps.clusters || !driver.handBackSummary) return null;
   try {
     const client = await deps.clusters.client(key.cluster);

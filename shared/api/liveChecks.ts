@@ -14,8 +14,7 @@ import type { ClusterClient } from '../ports.ts';
 import type { CommandBody, ReleaseState, RolloutKey, WorkloadRef } from '../rollout/types.ts';
 import { undoTarget } from '../rollout/undo.ts';
 import { canonicalJson, images } from '../workloads/common/objects.ts';
-import { templateChangeWrite } from '../workloads/common/templateChange.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { HttpError, unprocessable } from './httpError.ts';
 import type { ApiDeps, UndoPreview } from './types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
@@ -26,8 +25,8 @@ import { rolloutKeyString } from '../rollout/key.ts';
  */
 export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, ref: WorkloadRef, body: CommandBody, state: ReleaseState): Promise<UndoPreview | null> {
   if (body.type !== 'release' && body.type !== 'undo') return null;
-  const driver = WORKLOAD_DRIVERS[ref.kind];
-  if (!deps.clusters || !driver) return null;
+  const driver = driverFor(ref.kind);
+  if (!deps.clusters) return null;
   let client: ClusterClient;
   let workload: KubeObject | null;
   try {
@@ -68,7 +67,7 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
   }
   let result: KubeObject | null;
   try {
-    result = await client.write({ ...templateChangeWrite(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
+    result = await client.write({ ...driver.templateChange(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
   } catch (err) {
     if (err instanceof ValidationError) {
       throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err, 'command refused');

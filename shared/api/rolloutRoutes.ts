@@ -15,7 +15,7 @@ import type { RouteContext } from './routes.ts';
 import type { ApiDeps, ApiResponse, ApplyResponse, GetResponse, HistoryResponse, ListResponse, RolloutSummary } from './types.ts';
 import { isBeingDeleted, rolloutSummary, statusView } from './views.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 
 /** Loads of the list route run this many at a time (one Query each). */
 const LIST_CONCURRENCY = 8;
@@ -113,7 +113,7 @@ function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIss
   if (spec.namespace !== key.namespace) issues.push({ path: 'metadata.namespace', reason: `is "${spec.namespace}" but the URL names "${key.namespace}"` });
   if (!deps.supportedKinds.includes(spec.workloadRef.kind)) issues.push({ path: 'spec.workloadRef.kind', reason: 'not supported yet' });
   issues.push(...notYetRunnable(spec));
-  if (deps.partitionRefusal && spec.workloadRef.kind === 'Deployment' && spec.deploymentStrategy === 'Partition') {
+  if (deps.partitionRefusal && spec.deploymentStrategy === 'Partition') { // only a Deployment's spec has one
     issues.push({ path: 'spec.deploymentStrategy', reason: `Partition cannot complete here: ${deps.partitionRefusal}` });
   }
   return issues;
@@ -132,7 +132,7 @@ async function routerIssues(spec: RolloutSpec): Promise<FieldIssue[]> {
  * exist yet (a GitOps apply may come first), the reconcile reports it as Degraded instead.
  */
 async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): Promise<FieldIssue[]> {
-  const driver = WORKLOAD_DRIVERS[spec.workloadRef.kind];
+  const driver = driverFor(spec.workloadRef.kind);
   const check = driver.applyCheck?.(spec) ?? null;
   if (!deps.clusters || check === null) return [];
   let workload;

@@ -92,6 +92,8 @@ export interface RolloutSummary {
   rollout: RolloutKey;
   workload: { kind: WorkloadKind; name: string };
   phase: Phase;
+  /** Paused by `rollouts pause` or spec.strategy.paused (the views show such a release as Paused: shared/client/status.ts). */
+  paused: boolean;
   /** The one-line reason (ReleaseState.message). */
   message: string;
   /** Its structured cause: what blocks, since and until when (shared/rollout/cause.ts). */

@@ -1,5 +1,5 @@
 // Local mode (`rollouts serve`, `npm start`): the deployed system's code in one process, with local
-// adapters in place of the AWS services (DESIGN §2):
+// adapters in place of the AWS services (docs/architecture.md, "Data flow"):
 //   DynamoDB            → dynalite, persisted under the data directory (shared/adapters/dynamodb/embedded.ts)
 //   SQS FIFO + reconcile λ → LocalKeyedQueue whose worker calls reconcile (same per-key semantics)
 //   Scheduler + sweep λ → a 10 s timer running the same sweepDue (wake-ups due, and the resync:
@@ -200,7 +200,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     let stopping: Promise<void> | undefined;
     return {
       endpoint: server.url, paths, cluster: target.cluster, principal, resyncPeriodMs, sweepIntervalMs,
-      watched: watching ? watchTargets(LOCAL_DRIVERS).map((t) => t.kind) : null,
+      watched: watching ? watchedKinds() : null,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (err) {
@@ -270,4 +270,13 @@ export function localPrincipal(env: Record<string, string | undefined>): string 
   } catch {
     return env.USER ?? env.USERNAME ?? 'local-user';
   }
+}
+
+/**
+ * The kinds the watches cover, each once, as the banner names them: Kruise's StatefulSet and
+ * DaemonSet share their kind with the native ones, so they go by Kruise's own names (Advanced …).
+ */
+export function watchedKinds(): string[] {
+  const names = watchTargets(LOCAL_DRIVERS).map((t) => (t.apiVersion.startsWith('apps.kruise.io/') && (t.kind === 'StatefulSet' || t.kind === 'DaemonSet') ? `Advanced ${t.kind}` : t.kind));
+  return [...new Set(names)];
 }

@@ -13,8 +13,7 @@ import { ConflictError, NotFoundError, TerminalError, TransientError, Validation
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
 import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec } from '../rollout/types.ts';
-import { TEMPLATE_CHANGE_REASON } from '../workloads/common/templateChange.ts';
-import type { Observation } from '../workloads/driver.ts';
+import { TEMPLATE_CHANGE_REASON, type Observation } from '../workloads/driver.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from '../meter.ts';
 import { recordUnreachable } from './unreachable.ts';
@@ -22,7 +21,6 @@ import type { ClusterClient, Outbox, StoredState } from '../ports.ts';
 import type { ReconcileDeps } from './deps.ts';
 import { flushOutbox } from './outbox.ts';
 import { makeCalls } from './calls.ts';
-import { podViews } from '../workloads/common/podViews.ts';
 import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
 import { REQUEUE_SECONDS } from './runAgain.ts';
@@ -146,7 +144,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
 
   let view = driver.view(observation);
   // Pod hooks and the per-pod update timeout look at pods one by one.
-  if (podLevel(spec)) view = { ...view, pods: podViews(driver.revisionMembers(observation)) };
+  if (podLevel(spec)) view = { ...view, pods: driver.podViews(observation) };
   let planned: PlanResult = plan(spec, state, view, deps.clock.now());
   let writes = driver.writes(observation, planned.actions, view);
   let refusedAt: number | null = null;

@@ -110,7 +110,8 @@ function applyOne(d: Draft, cmd: Command): void {
     case 'release': {
       const refusal = changeTemplate(d, cmd, cmd.change, cmd.startAt);
       if (refusal !== null) return refuseRequest(d, `release requested by ${cmd.by} failed: ${refusal}`, cmd.by);
-      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by);
+      // Listed under the release it asks for (the next one), not under the one before it.
+      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by, d.nextReleaseId());
       return;
     }
     case 'permit': {

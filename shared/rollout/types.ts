@@ -4,6 +4,7 @@ import type { Gate, GateRun, HookRecord, Invocation, Lifecycle } from './checkTy
 
 import type { PodTemplateMetadataPatch, RollingStyle, StepTraffic, TrafficRouting } from './trafficTypes.ts';
 import type { WorkloadKind } from './workloadKinds.ts';
+import type { DeploymentStrategy } from './workloadType.ts';
 
 export { WORKLOAD_KINDS, type WorkloadKind } from './workloadKinds.ts';
 
@@ -53,14 +54,7 @@ export interface WorkloadRef {
   name: string;
 }
 
-/**
- * How a Deployment release moves pods (`spec.deploymentStrategy` of our apiVersion). MinReadySeconds
- * (seed 001, the default): the native RollingUpdate controller replaces pods, paced by inflated
- * minReadySeconds and a per-batch maxSurge/maxUnavailable. Partition: the Deployment stays paused
- * and we scale its ReplicaSets. The planner only records it and hands it to the driver.
- */
-export const DEPLOYMENT_STRATEGIES = ['MinReadySeconds', 'Partition'] as const;
-export type DeploymentStrategy = (typeof DEPLOYMENT_STRATEGIES)[number];
+export { DEPLOYMENT_STRATEGIES, type DeploymentStrategy } from './workloadType.ts';
 /**
  * Deployments are released with the MinReadySeconds strategy unless the Rollout asks for Partition:
  * it is the only one whose worst case while nothing reconciles is "Ready but not yet Available"

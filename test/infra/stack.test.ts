@@ -108,7 +108,7 @@ describe('functions', () => {
     template.resourceCountIs('AWS::Lambda::Function', 4);
   });
 
-  it('gives every function the configuration shared/config.ts requires and the Powertools variables', () => {
+  it('gives every function the configuration shared/app/config.ts requires and the Powertools variables', () => {
     const services = new Set<unknown>();
     for (const name of names) {
       const fn = resources(template, 'AWS::Lambda::Function')[logicalId(template, 'AWS::Lambda::Function', `${name}Function`)];

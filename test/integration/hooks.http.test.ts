@@ -116,7 +116,7 @@ describe('http hooks on the real control plane', () => {
     await s.setImage(V2);
     const snap = await s.reconcileUntilSet((x) => x.state.phase === 'Failed' && x.state.release === null, 'the release to fail and roll back', 120_000);
     assert.deepEqual(Object.entries(snap.byName).map(([n, p]) => `${n} ${p.image}`).sort(), ['web-0 registry.invalid/web:v1', 'web-1 registry.invalid/web:v1', 'web-2 registry.invalid/web:v1']);
-    assert.equal(snap.state.message, 'rollback r1 failed: preUpdate hook on pod web-1 failed after 1 attempt: HTTP 403: web-1 is the primary: promote a replica first; stable at revision ' + snap.state.stableRevision);
+    assert.equal(snap.state.message, `release r1 failed, rolled back to revision ${snap.state.stableRevision}: preUpdate hook on pod web-1 failed after 1 attempt: HTTP 403: web-1 is the primary: promote a replica first`);
     assert.deepEqual(snap.state.cause && [snap.state.cause.kind, snap.state.cause.object], ['Hook', 'pod/web-1']);
     assert.equal(hook.seen.filter((r) => r.body.pod === 'web-1').length, 1, 'a 403 is not retried');
   });

@@ -8,7 +8,8 @@ import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { sweepDue } from '../../shared/reconcile/sweep.ts';
 import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
-import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
+import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
+import type { RolloutKey } from '../../shared/rollout/types.ts';
 import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
 import { awaitingApproval, releaseToFirstApproval } from '../../bench/testbed/pipeline.ts';
 
@@ -55,13 +56,20 @@ describe('what a reconcile sends, counted by the servers', () => {
     await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
     // A Healthy rollout has no wake-up: only its resync entry (on its SPEC) can bring it to the sweep.
     assert.deepEqual(await engine.store.queryDue(new Date(Date.now() + 86_400_000)), [], 'nothing due');
-    const queue = new MemoryQueue();
+    // Local mode's queue, whose worker here only records what the sweep queued (the pass is run below).
+    const ran: [RolloutKey, string][] = [];
+    const queue = new LocalKeyedQueue(async (key, reason) => {
+      ran.push([key, reason]);
+      return [];
+    });
+    t.after(() => queue.stop());
     const now = new Date();
     engine.dynamo.resetCounts();
     const swept = await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: 300_000 }, { from: new Date(now.getTime() - 300_000), to: now });
     const sweepDynamo = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
     // A window of a whole period holds every rollout of this engine (the other tests' too).
-    assert.deepEqual(queue.sent.filter((m) => m.key.namespace === s.key.namespace).map((m) => [m.key, m.reason]), [[s.key, 'sweep']]);
+    await queue.idle();
+    assert.deepEqual(ran.filter(([key]) => key.namespace === s.key.namespace), [[s.key, 'sweep']]);
     assert.equal(swept.resync, swept.enqueued);
     assert.deepEqual(sweepDynamo, { Query: STATE_TABLE.dueIndex.shardCount + 1 }, 'the sweep itself: the due shards and one resync range, no write');
     const seen = engine.cluster.auditEvents().length;

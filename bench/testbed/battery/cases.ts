@@ -1,6 +1,6 @@
 // The bad-input battery's case table (test/integration/badInput.battery.test.ts runs it; the
 // README's "Bad input" table is generated from it by batteryTable(), kept exact by
-// test/unit/badInputReadme.test.ts). Each case is one request a user could send, through the HTTP
+// test/unit/robustnessReadme.test.ts). Each case is one request a user could send, through the HTTP
 // API or the CLI, with the answer it must get: the status or exit code, and an error naming the field
 // with the reason. The runner also checks that nothing changed. Pure data: importing it starts nothing.
 import { FIXTURES, NAMESPACE, rolloutDocument, type FixtureName } from './fixtures.ts';

@@ -1,4 +1,4 @@
-// Translation between domain values and table items. Layout (DESIGN §4, see table.ts for keys):
+// Translation between domain values and table items. Layout (docs/architecture.md, "State model"; see table.ts for keys):
 //   SPEC     spec (map), document (the applied document as a JSON string), specVersion (N),
 //            dueShard = "resync" + dueAt = its resync phase: a permanent entry for the resync (keys.ts)
 //   STATE    state (map), outbox (map), version (N), dueShard + dueAt only while due (sparse GSI)

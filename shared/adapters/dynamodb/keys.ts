@@ -1,4 +1,4 @@
-// Keys of the single-table layout (DESIGN §4) and the rule that puts a rollout in the due-index.
+// Keys of the single-table layout (docs/architecture.md, "State model") and the rule that puts a rollout in the due-index.
 // Pure (no SDK), so the in-memory fake store follows exactly the same rules.
 import { ValidationError } from '../../errors.ts';
 import type { FieldIssue } from '../../errors.ts';
@@ -100,7 +100,7 @@ export function allDueShards(): string[] {
 }
 
 /**
- * Resync (DESIGN §2: a missed event costs latency, never a release). Every SPEC item carries a
+ * Resync (docs/architecture.md, "Data flow": a missed event costs latency, never a release). Every SPEC item carries a
  * permanent entry in the due index: partition RESYNC_SHARD, sort key = its resync phase, the pk's
  * hash as a fixed-width decimal. The rollout is due for a resync once per period, at the instants
  * whose position in the period, (t mod period) / period, equals phase / 2^32. A sweep covering the

@@ -1,4 +1,4 @@
-// StateStore on one DynamoDB table (DESIGN §4; layout in items.ts, keys in keys.ts, table in table.ts).
+// StateStore on one DynamoDB table (docs/architecture.md, "State model"; layout in items.ts, keys in keys.ts, table in table.ts).
 // The STATE item is the unit of atomicity: every STATE write is one conditional PutItem on `version`,
 // never a transaction (dynalite has none, and none is needed).
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,6 +1,6 @@
 // EventPublisher on EventBridge: one event per planner transition, detail-type = the event type
 // ("Release Started", "Batch Ready"...), detail = the event itself, so rules can match on
-// rollout, phase or type with no code (DESIGN §7).
+// rollout, phase or type with no code (schemas/rollout-event.schema.json).
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { NO_METER, type Meter } from '../../meter.ts';
 import type { EventPublisher } from '../../ports.ts';

@@ -1,4 +1,4 @@
-// ReconcileQueue on SQS (DESIGN §2). "Now" goes to the FIFO queue: MessageGroupId = the rollout key,
+// ReconcileQueue on SQS (docs/architecture.md, "Data flow"). "Now" goes to the FIFO queue: MessageGroupId = the rollout key,
 // so one key is never reconciled twice at once. "Later" goes to the standard trigger queue, because
 // FIFO queues have no per-message delay; reconcile is safe under concurrency, so losing per-key
 // order for delayed re-runs costs nothing.

@@ -8,14 +8,12 @@ import { isBuiltInApiVersion } from '../../kube/apiVersions.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { TemplateChange } from '../../rollout/types.ts';
 import { isRecord } from '../../json.ts';
+import { TEMPLATE_CHANGE_REASON } from '../driver.ts';
 import { mergePatchDiff } from './mergePatch.ts';
 import { objectRef, templateOf } from './objects.ts';
 
 /** Kubernetes applies strategic merge patches to its built-in types only. */
 export const takesStrategicMerge = isBuiltInApiVersion;
-
-/** The reason of every template-change write: the reconcile tells a refused release request by it. */
-export const TEMPLATE_CHANGE_REASON = 'apply the requested pod template change';
 
 /**
  * No resourceVersion: the patch is idempotent and must not lose to the hold patch the driver sends

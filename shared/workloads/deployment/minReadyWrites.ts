@@ -1,5 +1,5 @@
 // The MinReadySeconds strategy (seed 001; Kruise's proposal
-// docs/proposals/20260315-deployment-minready-seconds-progressive-delivery.md): planned actions →
+// openkruise/rollouts:docs/proposals/20260315-deployment-minready-seconds-progressive-delivery.md): planned actions →
 // writes. The Deployment never leaves RollingUpdate; the native controller replaces the pods. A
 // release starts with ONE resourceVersion-guarded patch that snapshots the user's fields into the
 // rollouts.kruise.io/original-* annotations, inflates minReadySeconds and progressDeadlineSeconds

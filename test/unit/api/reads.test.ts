@@ -13,7 +13,7 @@ describe('reads', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, {
       rollouts: [{
-        rollout: KEY, workload: { kind: 'Deployment', name: 'web' }, phase: 'Progressing', message: 'step 1/3: awaiting approval', cause: null,
+        rollout: KEY, workload: { kind: 'Deployment', name: 'web' }, phase: 'Progressing', paused: false, message: 'step 1/3: awaiting approval', cause: null,
         step: { index: 0, total: 3, state: 'StepPaused' }, releaseId: 'r1',
       }],
     });

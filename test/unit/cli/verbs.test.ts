@@ -54,6 +54,12 @@ describe('rollouts release and the command verbs', () => {
     assert.deepEqual(await h.cli('approve', 'web', '--command-id', 'ci-42'), { code: 0, out: 'rollout/web: approve ci-42 was already recorded; nothing changed\n', err: '' });
   });
 
+  test('approve while the rollout is paused says that nothing moves until resume', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval({ stableRevision: 'rev-a', userPaused: true }));
+    assert.deepEqual(await h.cli('approve', 'web'), { code: 0, out: 'rollout/web approved, but it is paused: nothing moves until `rollouts resume web`\n', err: '' });
+  });
+
   test('a command the rollout cannot take now is one line on stderr and exit code 1', async () => {
     const h = harness();
     await h.seed({ ...initialState(), phase: 'Healthy', message: 'stable', stableRevision: 'rev-a' });
@@ -128,7 +134,7 @@ describe('rollouts get, list, history (read verbs)', () => {
     await h.seed(awaitingApproval());
     const r = await h.cli('get', 'web');
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /^Status: +॥ Paused$/m);
+    assert.match(r.out, /^Status: +‖ Paused$/m);
     assert.match(r.out, /\(no revision tree: this API has no access to the clusters/);
   });
 
@@ -136,8 +142,8 @@ describe('rollouts get, list, history (read verbs)', () => {
     const h = harness();
     await h.seed(awaitingApproval());
     assert.equal((await h.cli('list')).out, [
-      'NAME  WORKLOAD        STATUS         STEP  MESSAGE',
-      'web   Deployment/web  ◌ Progressing  1/2   step 1/3: awaiting approval',
+      'NAME  WORKLOAD        STATUS    STEP  MESSAGE',
+      'web   Deployment/web  ‖ Paused  1/2   step 1/3: awaiting approval',
       '',
     ].join('\n'));
     assert.deepEqual(h.requests, ['GET /v1/rollouts?cluster=local&namespace=default']);

@@ -6,6 +6,7 @@ import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
 import { printingPublisher, queueWatchSink } from '../../../shared/local/adapters.ts';
 import { nextTag, renderBanner } from '../../../shared/local/banner.ts';
 import { dataDirPaths, resolveDataDir } from '../../../shared/local/dataDir.ts';
+import { watchedKinds } from '../../../shared/local/localMode.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import { runsAskedFor } from '../../../shared/reconcile/runAgain.ts';
 import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
@@ -81,6 +82,12 @@ describe('data directory and banner', () => {
     assert.match(text, /Deployment default\/web: 10 replicas, app=nginx:1\.27/);
     assert.match(text, /^ {2}npx rollouts release web --image app=nginx:1\.28$/m);
     assert.match(text, /KUBECONFIG=\.rollouts\/kubeconfig kubectl get pods/);
+  });
+
+  test('the banner names each watched kind once: Kruise\'s StatefulSet and DaemonSet by their own names', () => {
+    const kinds = watchedKinds();
+    assert.equal(new Set(kinds).size, kinds.length, kinds.join(', '));
+    assert.deepEqual(kinds, ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'CloneSet', 'Advanced StatefulSet', 'Advanced DaemonSet']);
   });
 
   test('the example image is the next minor tag', () => {

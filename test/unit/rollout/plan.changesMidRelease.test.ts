@@ -1,4 +1,6 @@
-// Regressions found by the soak (npm run soak), each named after the failure it showed.
+// What the planner does when commands and template changes arrive mid-release: during a hand-back,
+// in the pass that changes the template, many at once, between a release request and its release
+// (regressions the soak, npm run soak, found; each test is named after the failure it showed).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { statusView } from '../../../shared/api/views.ts';
