@@ -51,15 +51,18 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {
       throw new HttpError(403, `approve ${rolloutKeyString(key)}: four-eyes rule: ${req.principal} requested release ${state.release.id} and may not approve it; another principal must`);
     }
-    await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body);
-    // An approval is for the release waiting now (checked above), never for one that replaces it later.
-    const recorded = parsed.body.type === 'approve' && state.release ? { ...parsed.body, releaseId: state.release.id } : parsed.body;
+    const undo = await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body, state);
+    if (parsed.dryRun) return json(200, { rollout: key, commandId: parsed.commandId ?? '', duplicate: false, dryRun: true, undo } satisfies CommandResponse);
+    // An approval is for the release waiting now (checked above), never for one that replaces it later;
+    // an undo goes where this answer says it goes (its revision pinned), not wherever it would later.
+    const recorded = parsed.body.type === 'approve' && state.release ? { ...parsed.body, releaseId: state.release.id }
+      : parsed.body.type === 'undo' && undo !== null && undo.revision > 0 ? { ...parsed.body, toRevision: undo.revision } : parsed.body;
 
     const command = { ...recorded, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);
     await requestReconcile(deps, key);
     if (outcome === 'duplicate') return json(200, duplicate(key, command.id));
-    const body: CommandResponse = { rollout: key, commandId: command.id, duplicate: false, command };
+    const body: CommandResponse = { rollout: key, commandId: command.id, duplicate: false, command, ...(verb === 'undo' ? { undo } : {}) };
     if (verb === 'delete') body.handBack = await handBackOf(deps, key, spec.spec.workloadRef);
     return json(202, body);
   };

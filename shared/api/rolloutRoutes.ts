@@ -113,6 +113,9 @@ function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIss
   if (spec.namespace !== key.namespace) issues.push({ path: 'metadata.namespace', reason: `is "${spec.namespace}" but the URL names "${key.namespace}"` });
   if (!deps.supportedKinds.includes(spec.workloadRef.kind)) issues.push({ path: 'spec.workloadRef.kind', reason: 'not supported yet' });
   issues.push(...notYetRunnable(spec));
+  if (deps.partitionRefusal && spec.deploymentStrategy === 'Partition') { // only a Deployment's spec has one
+    issues.push({ path: 'spec.deploymentStrategy', reason: `Partition cannot complete here: ${deps.partitionRefusal}` });
+  }
   return issues;
 }
 

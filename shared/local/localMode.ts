@@ -30,6 +30,7 @@ import { printingPublisher, printingWatchLog, reconcileWorker, type LogLine } fr
 import { queueWatchSink } from '../watch/queueSink.ts';
 import { LOCAL_CLUSTER, dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
+import { chooseIdentity } from './identity.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
 import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
@@ -151,6 +152,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       supportedKinds: SUPPORTED_KINDS,
       maxBodyBytes: MAX_BODY_BYTES,
       requireRegisteredCluster: false,
+      partitionRefusal: target.partitionRefusal ?? null,
       // Every cluster name would reach the one cluster of the kubeconfig: only its own name is served.
       clusterNames: [LOCAL_CLUSTER],
       onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
@@ -226,6 +228,8 @@ interface ClusterTarget {
   engine: Omit<KubeconfigClusterProviderOptions, 'resources'>;
   /** Written to `<data dir>/kubeconfig` for kubectl. */
   userKubeconfig: string;
+  /** Why a Partition Rollout cannot be applied here (identity.ts), or null. */
+  partitionRefusal?: string | null;
 }
 
 async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: LogLine): Promise<ClusterTarget> {
@@ -233,11 +237,16 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
   if (opts.cluster !== 'sandbox') {
     const probe = await probeKubeconfig(opts.env ?? process.env);
     if (probe.usable) {
+      const identity = await chooseIdentity(probe.kubeConfig);
+      log(identity.kind === 'product'
+        ? `acting as user ${identity.impersonate.user}, group ${identity.impersonate.groups.join(', ')} (impersonated: the role of infra/k8s/rollouts-rbac.yaml)`
+        : `acting as the kubeconfig's own user${identity.partitionRefusal === null ? '' : '; Partition Rollouts are refused: it may not impersonate serverless-rollouts'}`);
       return {
         cluster: { kind: 'kubeconfig', server: probe.server, version: probe.version, context: probe.context, source: probe.source },
         sandbox: null,
-        engine: { kubeConfig: probe.kubeConfig },
+        engine: { kubeConfig: probe.kubeConfig, ...(identity.kind === 'product' ? { impersonate: identity.impersonate } : {}) },
         userKubeconfig: probe.kubeConfig.exportConfig(),
+        partitionRefusal: identity.kind === 'own' ? identity.partitionRefusal : null,
       };
     }
     if (opts.cluster === 'kubeconfig') throw new ConfigError(`no usable cluster: ${probe.reason}`);

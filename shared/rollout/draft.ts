@@ -135,6 +135,7 @@ export class Draft {
       // fleet knows the rollback for its own; and the fleet compares what members release by images.
       ...(replaced?.permit && replaced.id === opts.id ? { permit: replaced.permit } : {}),
       ...(this.spec.fleet ? { images: imagesOf(this.view, target) } : {}),
+      ...(this.view.pods ? { podsAtStart: this.view.pods.filter((p) => p.revision === target).map((p) => p.name).sort() } : {}),
     };
     s.release = release;
     return release;

@@ -10,6 +10,7 @@ import { blockerReason } from './message.ts';
 import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
+import { withCompleted } from './undo.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
 import { workloadTypeOf } from './workloadKinds.ts';
@@ -303,6 +304,8 @@ function finalize(d: Draft, rel: Release): void {
 function complete(d: Draft, rel: Release): void {
   const s = d.state;
   s.stableRevision = rel.targetRevision;
+  // A revision that ends a release Completed is known-good: an undo may go back to it at once (undo.ts).
+  if (rel.endPhase === 'Completed') s.completedRevisions = withCompleted(s, rel.targetRevision);
   recordStableImages(d, rel.targetRevision);
   s.lastRelease = { ...rel, finalizing: false };
   s.release = null;

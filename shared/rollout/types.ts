@@ -172,6 +172,13 @@ export interface Release {
   /** Workload replicas the current batch was computed for; a change restarts the batch. */
   observedReplicas: number;
   startedAt: string;
+  /**
+   * The live pods already on the target revision when the release started (observed pod by pod:
+   * hooks or a podUpdateTimeout); absent when pods were not observed then. Every other pod on the
+   * target was brought by this release (hooks.ts broughtBy): decided by name and revision, never by
+   * comparing a creationTimestamp (whole seconds) with startedAt (milliseconds).
+   */
+  podsAtStart?: string[];
   /** Do not move pods before this instant (scheduled release). */
   notBefore: string | null;
   /** Set after the last step: pods go to 100% of the target, then the workload is handed back. */
@@ -243,6 +250,12 @@ export interface ReleaseState {
   permit?: PermitRecord | null;
   /** The images of the stable revision, when known (recorded at adoption and at each completion). */
   stableImages?: Record<string, string> | null;
+  /**
+   * The revisions that completed a release (or were adopted as running), newest last, bounded
+   * (shared/rollout/undo.ts): where an undo goes, and whether it may move every pod at once.
+   * Absent in STATE written before it existed (then the stable revision is the one known).
+   */
+  completedRevisions?: string[];
 }
 
 // ---- Commands (API verbs) ----------------------------------------------------------------------
@@ -250,7 +263,13 @@ export interface ReleaseState {
 export type TemplateChange =
   | { type: 'images'; images: Record<string, string> }
   /** A strategic-merge patch of the pod template (spec.template). */
-  | { type: 'templatePatch'; patch: Record<string, unknown> };
+  | { type: 'templatePatch'; patch: Record<string, unknown> }
+  /**
+   * The stored pod template of a retained revision, put back like a release's change (held, then
+   * released through the steps): an undo to a revision that never completed a release (undo.ts).
+   * Never sent by a client.
+   */
+  | { type: 'revision'; revision: string };
 
 export type CommandBody =
   | {

@@ -66,7 +66,10 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
           patch.spec.paused = true;
           patch.reasons.push('hold (pause) while the pod template changes');
         }
-        templateWrites.push(templateChangeWrite(d, action.change));
+        templateWrites.push(templateChangeWrite(d, action.change, (revision) => {
+          const rs = newestOf(owned, revision);
+          return rs ? withoutHashLabel(templateOf(rs)) : null;
+        }));
         break;
       case 'restore-template': {
         // Abort, rollback, undo: the template goes back and the native controller rolls it with the

@@ -44,7 +44,10 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         handingBack = true;
         break;
       case 'set-template':
-        templateWrites.push(templateChangeWrite(d, action.change));
+        templateWrites.push(templateChangeWrite(d, action.change, (revision) => {
+          const rs = rsById.get(revision);
+          return rs ? withoutHashLabel(templateOf(rs)) : null;
+        }));
         break;
       case 'restore-template': {
         const rs = rsById.get(action.revision);

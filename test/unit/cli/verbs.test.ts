@@ -69,7 +69,10 @@ describe('rollouts release and the command verbs', () => {
   test('undo sends the revision; a revision that is not a number >= 1 is a usage error (2)', async () => {
     const h = harness();
     await h.seed({ ...initialState(), phase: 'Completed', message: 'done', stableRevision: 'rev-b', lastRelease: release({ id: 'r1' }) });
-    assert.equal((await h.cli('undo', 'web', '--to-revision', '1')).out, 'rollout/web: undo requested (to revision 1)\n');
+    assert.equal((await h.cli('undo', 'web', '--to-revision', '1')).out,
+      'rollout/web: undo to revision 1 (this API cannot read the cluster: the reconciler resolves it and says how it moves in the history)\nrollout/web: undo requested\n');
+    assert.deepEqual((await h.api.store.load(LOCAL_KEY)).state.state.commands.map((c) => c.type === 'undo' && c.toRevision), [1]);
+    assert.deepEqual(h.requests.slice(-2), ['POST /v1/rollouts/local/default/web/undo', 'POST /v1/rollouts/local/default/web/undo'], 'a dry run first, then the undo');
     const bad = await h.cli('undo', 'web', '--to-revision', '0');
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--to-revision <n>' argument '0' is invalid/);
