@@ -2,7 +2,7 @@
 // or a deployed stack (Function URL, SigV4-signed). Answers are typed with the API's own response
 // shapes; failures become ApiError (the API answered 4xx/5xx) or ApiUnreachableError (no answer).
 import type { CommandVerb } from '../api/commandBodies.ts';
-import type { ApplyResponse, CommandResponse, GetResponse, HistoryResponse, ListResponse, StatusResponse } from '../api/types.ts';
+import type { ApplyResponse, ClusterListResponse, CommandResponse, GetResponse, HistoryResponse, ListResponse, StatusResponse } from '../api/types.ts';
 import type { WorkloadResponse } from '../api/workloadRoutes.ts';
 import { RolloutsError, type FieldIssue } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
@@ -84,6 +84,10 @@ export class ApiClient {
 
   delete(key: RolloutKey, body: Record<string, unknown> = {}): Promise<CommandResponse> {
     return this.call('DELETE', rolloutPath(key), { body: JSON.stringify(body) });
+  }
+
+  clusters(): Promise<ClusterListResponse> {
+    return this.call('GET', '/v1/clusters');
   }
 
   private async call<T>(method: string, path: string, opts: { body?: string; query?: Record<string, string> } = {}): Promise<T> {
