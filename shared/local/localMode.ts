@@ -22,7 +22,7 @@ import { Meter } from '../meter.ts';
 import type { Clock } from '../ports.ts';
 import type { ReconcileDeps } from '../reconcile/deps.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
-import type { RolloutKey } from '../rollout/types.ts';
+import { queueKeyString, type QueueKey } from '../fleet/key.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { SUPPORTED_KINDS, WORKLOAD_DRIVERS } from '../workloads/registry.ts';
@@ -136,11 +136,13 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
       {
         concurrency: LOCAL_RECONCILE_CONCURRENCY,
-        onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
-        ...(opts.verbose ? { onScheduled: (key: RolloutKey, at: Date, reason: string) => log(`next pass of ${key.namespace}/${key.name} at ${at.toISOString()} (${reason})`) } : {}),
+        onError: (key, err) => log(`reconcile ${queueKeyString(key)} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+        ...(opts.verbose ? { onScheduled: (key: QueueKey, at: Date, reason: string) => log(`next pass of ${queueKeyString(key)} at ${at.toISOString()} (${reason})`) } : {}),
       },
     );
     cleanups.push({ what: 'queue', run: () => queue.stop() });
+    // A member's transition enqueues its fleet, a fleet pass its members: through this same queue.
+    reconcileDeps.queue = queue;
 
     const watching = opts.watch ?? true;
     const catalogRefreshes = new CatalogRefreshRequests();

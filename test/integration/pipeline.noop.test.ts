@@ -11,6 +11,7 @@ import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcil
 import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
 import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
 import { awaitingApproval, releaseToFirstApproval } from '../../bench/testbed/pipeline.ts';
+import type { RolloutKey } from '../../shared/rollout/types.ts';
 
 const V2 = 'registry.invalid/web:v2';
 const KUBE_READS = new Set(['get', 'list', 'watch']);
@@ -61,7 +62,7 @@ describe('what a reconcile sends, counted by the servers', () => {
     const swept = await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: 300_000 }, { from: new Date(now.getTime() - 300_000), to: now });
     const sweepDynamo = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
     // A window of a whole period holds every rollout of this engine (the other tests' too).
-    assert.deepEqual(queue.sent.filter((m) => m.key.namespace === s.key.namespace).map((m) => [m.key, m.reason]), [[s.key, 'sweep']]);
+    assert.deepEqual(queue.sent.filter((m) => (m.key as RolloutKey).namespace === s.key.namespace).map((m) => [m.key, m.reason]), [[s.key, 'sweep']]);
     assert.equal(swept.resync, swept.enqueued);
     assert.deepEqual(sweepDynamo, { Query: STATE_TABLE.dueIndex.shardCount + 1 }, 'the sweep itself: the due shards and one resync range, no write');
     const seen = engine.cluster.auditEvents().length;

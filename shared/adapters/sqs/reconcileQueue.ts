@@ -15,9 +15,8 @@ import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aw
 import { RolloutsError } from '../../errors.ts';
 import { NO_METER, type Meter } from '../../meter.ts';
 import type { Clock, ReconcileQueue } from '../../ports.ts';
-import type { RolloutKey } from '../../rollout/types.ts';
 import { encodeReconcileMessage } from './messages.ts';
-import { rolloutKeyString } from '../../rollout/key.ts';
+import { queueKeyString, type QueueKey } from '../../fleet/key.ts';
 import { SYSTEM_CLOCK } from '../../clock.ts';
 
 /** SQS refused some entries of a batch even after a retry. */
@@ -48,7 +47,7 @@ export class SqsReconcileQueue implements ReconcileQueue {
     this.meter = opts.meter ?? NO_METER;
   }
 
-  async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
+  async enqueue(key: QueueKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
     const reason = opts.reason ?? 'unspecified';
     const delay = Math.min(MAX_DELAY_SECONDS, Math.ceil(opts.delaySeconds ?? 0));
     this.meter.add('queue.send');
@@ -60,7 +59,7 @@ export class SqsReconcileQueue implements ReconcileQueue {
   }
 
   /** Many keys now (the sweep): SendMessageBatch, 10 per request; entries SQS refuses are sent once more. */
-  async enqueueAll(keys: RolloutKey[], opts: { reason: string }): Promise<void> {
+  async enqueueAll(keys: QueueKey[], opts: { reason: string }): Promise<void> {
     for (let i = 0; i < keys.length; i += BATCH_SIZE) {
       const bucket = String(Math.floor(this.clock.now().getTime() / 1000));
       let entries = keys.slice(i, i + BATCH_SIZE).map((key, j) => ({ Id: String(j), ...this.fifoEntry(key, opts.reason, bucket) }));
@@ -80,8 +79,8 @@ export class SqsReconcileQueue implements ReconcileQueue {
   }
 
   /** `instance` tells this send apart from others of the key and reason (see the file header). */
-  private fifoEntry(key: RolloutKey, reason: string, instance: string) {
-    const group = rolloutKeyString(key);
+  private fifoEntry(key: QueueKey, reason: string, instance: string) {
+    const group = queueKeyString(key);
     return {
       MessageBody: encodeReconcileMessage(key, reason),
       // Keys are DNS names and "/", all valid group-id characters; only the length can be too much.
