@@ -56,6 +56,8 @@ export async function putCluster({ req, params, deps }: RouteContext): Promise<A
   await deps.store.putCluster(reg);
   // Its rollouts may have been waiting for a way to reach it (or reach it differently now): look at each at once.
   for (const key of await deps.store.listRollouts({ cluster: name })) await requestReconcile(deps, key);
+  // Fleets pick clusters by their labels: each looks again (a cluster joins, leaves, or changes wave).
+  for (const fleet of await deps.store.listFleets()) await requestReconcile(deps, { fleet });
   const out: ClusterResponse = { cluster: reg };
   return json(existed ? 200 : 201, out);
 }

@@ -17,7 +17,7 @@ import { parseFleetRollout } from '../fleet/parse.ts';
 import { fleetClusters, placementIssues } from '../fleet/placement.ts';
 import { allMembers, isDuplicateFleetCommand } from '../fleet/state.ts';
 import type { FleetCommand, FleetSpec, FleetState } from '../fleet/types.ts';
-import type { LoadedFleet } from '../ports.ts';
+import type { HistoryEntry, LoadedFleet } from '../ports.ts';
 import { denial, type ApiVerb } from './authorization.ts';
 import { jsonBody, rolloutDocument } from './body.ts';
 import { FLEET_VERBS, parseFleetCommand, type FleetVerb } from './fleetCommandBodies.ts';
@@ -61,6 +61,11 @@ export interface FleetApplyResponse {
   unchanged: boolean;
   /** The clusters it selects now, in the waves their labels put them in. */
   clusters: string[];
+}
+
+export interface FleetHistoryResponse {
+  fleet: string;
+  history: HistoryEntry[];
 }
 
 export interface FleetCommandResponse {
@@ -171,7 +176,8 @@ export async function listFleets({ req, deps }: RouteContext): Promise<ApiRespon
 export async function fleetHistory({ params, deps }: RouteContext): Promise<ApiResponse> {
   const name = fleetName(params);
   await loadFleet(deps, name);
-  return json(200, { fleet: name, history: await deps.store.listFleetHistory(name) });
+  const out: FleetHistoryResponse = { fleet: name, history: await deps.store.listFleetHistory(name) };
+  return json(200, out);
 }
 
 /**

@@ -70,6 +70,15 @@ describe('fleet routes', () => {
     assert.deepEqual(a.queue.keys(), ['F#web', 'F#web']);
   });
 
+  it('registering or relabelling a cluster queues each fleet\'s pass (a cluster may join or leave)', async () => {
+    const a = api();
+    await register(a);
+    await a.call('PUT', '/v1/fleets/web', fleetDoc('web'));
+    a.queue.clear();
+    assert.equal((await a.call('PUT', '/v1/clusters/ap-1', { endpoint: { server: 'https://ap-1.example' }, labels: { env: 'prod' } })).status, 201);
+    assert.deepEqual(a.queue.keys(), ['F#web']);
+  });
+
   it('a document whose name is not the URL\'s is refused, and so is a workload change', async () => {
     const a = api();
     await register(a);
