@@ -15,6 +15,7 @@ import type { ReconcileQueue } from '../../../shared/ports.ts';
 import { fleetDocument } from '../../support/sim/fleetSim.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { Pipeline, dieAt } from './pipelineFixtures.ts';
+import { reconcileWorker } from '../../../shared/local/adapters.ts';
 
 const CLUSTERS = ['c1', 'c2', 'c3'];
 
@@ -63,6 +64,15 @@ describe('reconcileFleet', () => {
     bed.queue.sent.length = 0;
     assert.equal((await reconcileFleet('web', bed.deps())).outcome, 'noop', 'a second pass changes nothing');
     assert.deepEqual(bed.queue.sent, []);
+  });
+
+  it('local mode\'s queue worker runs a fleet key as a fleet pass', async () => {
+    const bed = await fleetBed();
+    const seen: string[] = [];
+    const worker = reconcileWorker(bed.deps(), { onResult: (key, _reason, r) => seen.push(`${key} ${r.outcome}`) });
+    await worker({ fleet: 'web' }, 'api');
+    assert.deepEqual(seen, ['F#web progressed']);
+    assert.deepEqual((await bed.store.load(bed.member('c1'))).spec?.spec.fleet, { name: 'web', wave: 'canary' });
   });
 
   it('a member\'s transition asks for a pass of its fleet', async () => {
