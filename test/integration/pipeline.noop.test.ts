@@ -69,7 +69,7 @@ describe('what a reconcile sends, counted by the servers', () => {
     const sweepDynamo = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
     // A window of a whole period holds every rollout of this engine (the other tests' too).
     await queue.idle();
-    assert.deepEqual(ran.filter(([key]) => key.namespace === s.key.namespace), [[s.key, 'sweep']]);
+    assert.deepEqual(ran.filter(([key]) => (key as RolloutKey).namespace === s.key.namespace), [[s.key, 'sweep']]);
     assert.equal(swept.resync, swept.enqueued);
     assert.deepEqual(sweepDynamo, { Query: STATE_TABLE.dueIndex.shardCount + 1 }, 'the sweep itself: the due shards and one resync range, no write');
     const seen = engine.cluster.auditEvents().length;
