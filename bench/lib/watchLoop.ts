@@ -3,6 +3,7 @@
 // reconcile worker over the Engine's deps (dynalite with its request counter, the least-privilege
 // Kubernetes client, the Meter). startLocalMode (shared/local/localMode.ts) runs these same parts,
 // but with its own embedded DynamoDB and meter, which a benchmark cannot count.
+import { isFleetQueueKey, queueKeyString } from '../../shared/fleet/key.ts';
 import { performance } from 'node:perf_hooks';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
@@ -47,10 +48,10 @@ export function startWatchLoop(engine: Engine, tuning: { windowMs: number; refre
     const t0 = performance.now();
     const out = await inner(key, reason);
     const endedAt = performance.now();
-    const result = results.get(`${key.namespace}/${key.name}`);
+    const result = results.get(isFleetQueueKey(key) ? queueKeyString(key) : `${key.namespace}/${key.name}`);
     if (result) records.push({ endedAt, reason, wallMs: endedAt - t0, result });
     return out;
-  }, { onError: (key, err) => console.error(`bench loop: reconcile ${key.namespace}/${key.name} failed: ${String(err)}`) });
+  }, { onError: (key, err) => console.error(`bench loop: reconcile ${queueKeyString(key)} failed: ${String(err)}`) });
   const sink = queueWatchSink(queue);
   const countingSink: WatchSink = {
     send: async (changes) => {

@@ -14,7 +14,7 @@ import { HttpError, json, unprocessable } from './httpError.ts';
 import { checkAgainstLiveWorkload } from './liveChecks.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
-import { loadExisting } from './rolloutRoutes.ts';
+import { loadExisting, refuseFleetMember } from './rolloutRoutes.ts';
 import type { ApiResponse, CommandResponse } from './types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
 
@@ -31,6 +31,8 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     // The body is checked before the store is read: a malformed request costs nothing.
     const parsed = parseCommand(verb, jsonBody(req));
     const { key, spec, loaded } = await loadExisting(deps, params);
+    // A member's revisions and its existence are its fleet's.
+    if (verb === 'delete' || verb === 'release' || verb === 'undo') refuseFleetMember(spec, verb);
     const state = loaded.state.state;
     // A retried request whose first attempt went through is a duplicate, even if the state has
     // moved on since (the approval was consumed): answer as the first attempt did, not 409.

@@ -31,6 +31,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
 
   const loaded = await deps.store.load(key);
   if (isBeingDeleted(loaded.state.state)) throw new HttpError(409, `${rolloutKeyString(key)} is being deleted; apply again once it is gone`);
+  refuseFleetMember(loaded.spec, 'apply');
   const previous = loaded.spec;
   if (previous && loaded.state.state.release) {
     // As Kruise's validator: the workload and the number of steps are fixed while a release runs
@@ -53,6 +54,16 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   deps.onSpecStored?.(key);
   await requestReconcile(deps, key);
   return json(previous ? 200 : 201, applied(key, specVersion, false, spec));
+}
+
+/**
+ * A fleet's member Rollout is the fleet's (docs/fleet.md, "State model"): nobody applies, deletes,
+ * releases or undoes it through the API. Member verbs (approve, pause, resume, abort, retry) stay.
+ */
+export function refuseFleetMember(stored: StoredSpec | null, verb: string): void {
+  if (!stored?.spec.fleet) return;
+  const fleet = stored.spec.fleet.name;
+  throw new HttpError(409, `${verb} ${rolloutKeyString(stored.spec)}: owned by fleet ${fleet}; change the FleetRollout (rollouts fleet apply, rollouts fleet release ${fleet})`);
 }
 
 export async function listRollouts({ req, deps }: RouteContext): Promise<ApiResponse> {

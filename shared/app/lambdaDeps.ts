@@ -69,7 +69,7 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
     watchSink: queueWatchSink(core.queue),
-    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter, calls: new AdapterCallRunner({ clock, kubeConfig: (cluster) => clusters.kubeConfig(cluster) }) },
+    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter, queue: core.queue, calls: new AdapterCallRunner({ clock, kubeConfig: (cluster) => clusters.kubeConfig(cluster) }) },
   };
 }
 

@@ -3,6 +3,8 @@
 import { Command, CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import * as apply from './commands/apply.ts';
+import * as clusters from './commands/clusters.ts';
+import * as fleet from './commands/fleet.ts';
 import * as dashboard from './commands/dashboard.ts';
 import * as del from './commands/delete.ts';
 import * as get from './commands/get.ts';
@@ -24,7 +26,7 @@ interface CommandModule {
 }
 
 // In the order `rollouts --help` lists them: run local mode, change things, look at them, offline tools.
-const COMMANDS: readonly CommandModule[] = [serve, apply, release, verbs, undo, del, get, status, history, list, dashboard, plan, validate];
+const COMMANDS: readonly CommandModule[] = [serve, apply, release, verbs, undo, del, get, status, history, list, clusters, fleet, dashboard, plan, validate];
 
 export function buildProgram(io: CliIO = processIO): Command {
   const program = new Command('rollouts')

@@ -8,6 +8,10 @@ import { reconcile, type ReconcileResult } from '../reconcile/reconcile.ts';
 import { type ReconcileDeps } from '../reconcile/deps.ts';
 import { runsAskedFor } from '../reconcile/runAgain.ts';
 import type { RolloutEvent } from '../rollout/types.ts';
+import type { FleetEvent } from '../fleet/types.ts';
+import { isFleetQueueKey, queueKeyString } from '../fleet/key.ts';
+import { reconcileFleet } from '../reconcile/fleet/reconcileFleet.ts';
+import type { WatchSink } from '../ports.ts';
 
 export type LogLine = (line: string) => void;
 
@@ -18,6 +22,12 @@ export function printingPublisher(log: LogLine): EventPublisher {
       for (const e of events) {
         const step = e.stepIndex === null ? '' : ` step ${e.stepIndex + 1}`;
         log(`event ${e.type}: ${e.rollout.namespace}/${e.rollout.name}${e.releaseId ? ` ${e.releaseId}` : ''}${step} → ${e.phase}: ${e.message}`);
+      }
+    },
+    async publishFleet(events: FleetEvent[]) {
+      for (const e of events) {
+        const where = [e.wave === null ? '' : ` wave ${e.wave}`, e.cluster === null ? '' : ` cluster ${e.cluster}`].join('');
+        log(`event ${e.type}: fleet ${e.fleet.name}${e.releaseId ? ` ${e.releaseId}` : ''}${where} → ${e.phase}: ${e.message}`);
       }
     },
   };
@@ -37,8 +47,8 @@ export function printingWatchLog(log: LogLine): Log {
  */
 export function reconcileWorker(deps: ReconcileDeps, opts: { onResult?: (key: string, reason: string, result: ReconcileResult) => void } = {}): QueueWorker {
   return async (key, reason) => {
-    const result = await reconcile(key, deps);
-    opts.onResult?.(`${key.namespace}/${key.name}`, reason, result);
+    const result = isFleetQueueKey(key) ? await reconcileFleet(key.fleet, deps) : await reconcile(key, deps);
+    opts.onResult?.(isFleetQueueKey(key) ? queueKeyString(key) : `${key.namespace}/${key.name}`, reason, result);
     return runsAskedFor(result, deps.clock.now());
   };
 }

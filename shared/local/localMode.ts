@@ -22,7 +22,7 @@ import { Meter } from '../meter.ts';
 import type { Clock } from '../ports.ts';
 import type { ReconcileDeps } from '../reconcile/deps.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
-import type { RolloutKey } from '../rollout/types.ts';
+import { isFleetQueueKey, queueKeyString, type QueueKey } from '../fleet/key.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { SUPPORTED_KINDS, WORKLOAD_DRIVERS } from '../workloads/registry.ts';
@@ -138,11 +138,13 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
       {
         concurrency: LOCAL_RECONCILE_CONCURRENCY,
-        onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
-        ...(opts.verbose ? { onScheduled: (key: RolloutKey, at: Date, reason: string) => log(`next pass of ${key.namespace}/${key.name} at ${at.toISOString()} (${reason})`) } : {}),
+        onError: (key, err) => log(`reconcile ${keyLabel(key)} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+        ...(opts.verbose ? { onScheduled: (key: QueueKey, at: Date, reason: string) => log(`next pass of ${keyLabel(key)} at ${at.toISOString()} (${reason})`) } : {}),
       },
     );
     cleanups.push({ what: 'queue', run: () => queue.stop() });
+    // A member's transition enqueues its fleet, a fleet pass its members: through this same queue.
+    reconcileDeps.queue = queue;
 
     const watching = opts.watch ?? true;
     const catalogRefreshes = new CatalogRefreshRequests();
@@ -262,6 +264,11 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
     engine: { path: sandbox.plane.kubeconfigPath('rollouts') },
     userKubeconfig: await readFile(sandbox.plane.kubeconfigPath('admin'), 'utf8'),
   };
+}
+
+/** How local mode's lines name a key: "namespace/name" for a rollout (one cluster), "F#name" for a fleet. */
+function keyLabel(key: QueueKey): string {
+  return isFleetQueueKey(key) ? queueKeyString(key) : `${key.namespace}/${key.name}`;
 }
 
 /** Who local commands are recorded as: the OS user (there is no IAM principal locally). */

@@ -11,6 +11,7 @@ import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../suppor
 import { signedFetch } from '../support/aws/sigv4.ts';
 import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
 import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
+import { queueKeyString } from '../../shared/fleet/key.ts';
 import { testObservability } from '../support/fakes/observability.ts';
 import { runRollouts, type CliRun } from '../../bench/testbed/cliProcess.ts';
 
@@ -19,10 +20,10 @@ const caller: Caller = { accessKeyId: 'AKIDCLITEST', secretAccessKey: 'cli-test-
 
 let dynamo: DynaliteHarness;
 let url: FunctionUrlServer;
-/** What the API queued, as local mode's queue hands it to its worker ("cluster/namespace/name"). */
+/** What the API queued, as local mode's queue hands it to its worker ("cluster/namespace/name", a fleet "F#name"). */
 const queued: string[] = [];
 const queue = new LocalKeyedQueue(async (key) => {
-  queued.push(`${key.cluster}/${key.namespace}/${key.name}`);
+  queued.push(queueKeyString(key));
   return [];
 });
 

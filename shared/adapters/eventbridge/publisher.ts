@@ -4,6 +4,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { NO_METER, type Meter } from '../../meter.ts';
 import type { EventPublisher } from '../../ports.ts';
+import type { FleetEvent } from '../../fleet/types.ts';
 import type { RolloutEvent } from '../../rollout/types.ts';
 import { putEventsReliably } from './putEvents.ts';
 
@@ -18,7 +19,12 @@ export interface EventBridgePublisherOptions {
 export class EventBridgePublisher implements EventPublisher {
   constructor(private readonly opts: EventBridgePublisherOptions) {}
 
-  async publish(events: RolloutEvent[]): Promise<void> {
+  /** A fleet's transitions go the same way: detail-type "Fleet …", detail the FleetEvent (schemas/fleet-event.schema.json). */
+  async publishFleet(events: FleetEvent[]): Promise<void> {
+    await this.publish(events);
+  }
+
+  async publish(events: readonly (RolloutEvent | FleetEvent)[]): Promise<void> {
     if (events.length === 0) return;
     const entries = events.map((e) => ({
       EventBusName: this.opts.eventBusName,

@@ -217,3 +217,28 @@ describe('rollouts delete', () => {
     assert.match(missing.err, /not found/);
   });
 });
+
+describe('rollouts clusters list', () => {
+  test('shows each registered cluster with how it is reached, its labels and its time zone', async () => {
+    const h = harness();
+    await h.api.store.putCluster({ name: 'eu-1', endpoint: { server: 'https://eu-1.example:6443' }, labels: { ring: 'canary', env: 'prod' }, timeZone: 'Europe/Paris' });
+    await h.api.store.putCluster({ name: 'us-1', eks: { clusterName: 'us-eks', region: 'us-east-1' } });
+    const r = await h.cli('clusters', 'list');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, [
+      'NAME  REACHED BY                 LABELS                TIME ZONE',
+      'eu-1  https://eu-1.example:6443  env=prod,ring=canary  Europe/Paris',
+      'us-1  eks us-eks (us-east-1)     -                     UTC (default)',
+      '',
+    ].join('\n'));
+    assert.deepEqual(h.requests, ['GET /v1/clusters']);
+  });
+
+  test('-o json prints the registrations, and an empty list says so', async () => {
+    const h = harness();
+    assert.deepEqual(await h.cli('clusters', 'list'), { code: 0, out: 'no clusters registered\n', err: '' });
+    await h.api.store.putCluster({ name: 'eu-1', endpoint: { server: 'https://k' }, labels: { ring: 'canary' } });
+    const r = await h.cli('clusters', 'list', '-o', 'json');
+    assert.deepEqual(JSON.parse(r.out), { clusters: [{ name: 'eu-1', endpoint: { server: 'https://k' }, labels: { ring: 'canary' } }] });
+  });
+});

@@ -11,6 +11,8 @@ import { watchedKinds } from '../../../shared/local/localMode.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import { runsAskedFor } from '../../../shared/reconcile/runAgain.ts';
 import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
+import { queueKeyName } from '../../../shared/fleet/key.ts';
+import type { RolloutKey } from '../../../shared/rollout/types.ts';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
 const clock = { now: () => NOW };
@@ -26,7 +28,7 @@ describe('local adapters', () => {
       { cluster: 'local', namespace: 'default', name: 'web', reasons: ['ReplicaSet web-1 MODIFIED'] },
       { cluster: 'local', namespace: 'shop', name: 'api', reasons: ['Deployment api MODIFIED'] },
     ]);
-    assert.deepEqual(queue.sent.map((s) => [`${s.key.namespace}/${s.key.name}`, s.reason]), [['default/web', 'watch'], ['shop/api', 'watch']]);
+    assert.deepEqual(queue.sent.map((s) => [`${(s.key as RolloutKey).namespace}/${queueKeyName(s.key)}`, s.reason]), [['default/web', 'watch'], ['shop/api', 'watch']]);
   });
 
   test('every pass with a wake-up, changed or not, runs again at it: the sooner of the wake-up and "again in n s" first', async () => {
