@@ -11,7 +11,7 @@
 //  - each one gets min(fraction, what is left to add) scaling up, max(…) scaling down (0 once all
 //    is added); the leftover goes to the first one, never below 0.
 // The invariant watchers' approval gates follow it (bench/testbed/approvalCaps.ts): after 5 → 3 → 5
-// a 1-pod batch beside 4 old pods has 2, not 3 (NB-3 in test/integration/native.behaviour.test.ts
+// a 1-pod batch beside 4 old pods has 2, not 3 (NB-5 in test/integration/native.behaviour.test.ts
 // checks this port against the real controller).
 
 export interface ScaledReplicaSet {
