@@ -46,7 +46,8 @@ export class ApprovalCaps {
       return;
     }
     const gate: Gate = { step };
-    if (this.model === 'proportional') gate.share = batchTarget(this.kind, step, replicas);
+    // What the controller's shares gave the image so far stays its (an approval only adds).
+    if (this.model === 'proportional') gate.share = Math.max(batchTarget(this.kind, step, replicas), this.gates.get(image)?.share ?? 0);
     if (this.model === 'aboveScaleUp') gate.fewest = replicas;
     this.gates.set(image, gate);
   }

@@ -2,15 +2,16 @@
 // are for (test/integration/soak.replays.test.ts): the product's own cluster client (the
 // ClusterProvider of its ReconcileDeps, the test-only seam: the product runs unchanged) with one
 // fault of behaviour added to what the product writes, each the bug class a watcher rule exists for:
-//  - 'scaleDownBeforeAvailable': whenever the product makes a ReplicaSet ask for more pods, the other
-//    active ReplicaSet of the Deployment is scaled down by as many at once, without waiting for the
-//    new pods to be Available (the class of 16a3d62: an old pod deleted below the budget);
-//  - 'extraPod': once armed, the next request of the product is preceded by one more pod asked of
-//    the ReplicaSet running `image` (a pod without approval).
+//  - 'moveBatchNow': once armed, the next request of the product is preceded by a batch move of one
+//    pod that waits for nothing: the ReplicaSet running `image` asks for one pod more and the other
+//    active one for one fewer at once, even while kube-controller-manager is away and the new pods
+//    cannot be Available when it returns (the class of 16a3d62: an old pod deleted below the budget);
+//  - 'extraPod': once armed, the next request of the product is preceded by the ReplicaSet running
+//    `image` asked for `replicas` pods (pods without approval).
 import type { ClusterClient, ClusterProvider } from '../../shared/ports.ts';
-import type { KubeObject, KubeWrite } from '../../shared/kube/types.ts';
+import type { KubeObject } from '../../shared/kube/types.ts';
 
-export type BrokenBehaviour = { kind: 'scaleDownBeforeAvailable' } | { kind: 'extraPod'; image: string; namespace: string };
+export type BrokenBehaviour = { kind: 'moveBatchNow' | 'extraPod'; image: string; namespace: string; replicas?: number };
 
 export class BrokenProduct implements ClusterProvider {
   private armed = false;
@@ -19,7 +20,7 @@ export class BrokenProduct implements ClusterProvider {
 
   constructor(private readonly inner: ClusterProvider, private readonly behaviour: BrokenBehaviour) {}
 
-  /** 'extraPod': the next request of the product adds the pod. */
+  /** The next request of the product does the broken thing first. */
   arm(): void {
     this.armed = true;
   }
@@ -27,43 +28,35 @@ export class BrokenProduct implements ClusterProvider {
   async client(cluster: string): Promise<ClusterClient> {
     const client = await this.inner.client(cluster);
     const before = async (): Promise<void> => {
-      if (this.behaviour.kind !== 'extraPod' || !this.armed) return;
+      if (!this.armed) return;
       this.armed = false;
-      await this.extraPod(client, this.behaviour.namespace, this.behaviour.image);
+      await this.misbehave(client);
     };
     return {
       get: async (ref) => { await before(); return client.get(ref); },
       list: async (...args) => { await before(); return client.list(...args); },
-      write: async (w) => {
-        await before();
-        const prior = this.behaviour.kind === 'scaleDownBeforeAvailable' && w.verb === 'patch' && w.ref.kind === 'ReplicaSet' ? await client.get(w.ref) : null;
-        const stored = await client.write(w);
-        if (prior) await this.scaleDownOthers(client, w, Number(prior.spec?.replicas ?? 0));
-        return stored;
-      },
+      write: async (w) => { await before(); return client.write(w); },
     };
   }
 
-  private async extraPod(client: ClusterClient, namespace: string, image: string): Promise<void> {
-    const rs = (await client.list('apps/v1', 'ReplicaSet', namespace, '')).find((o) => imageOf(o) === image);
-    if (!rs) return;
-    const replicas = Number(rs.spec?.replicas ?? 0) + 1;
-    await client.write({ verb: 'patch', ref: refOf(rs), patchType: 'merge', patch: { spec: { replicas } }, reason: 'broken product (test seam): one pod more' });
-    this.added.push(`${rs.metadata.name} → ${replicas}`);
+  private async misbehave(client: ClusterClient): Promise<void> {
+    const { namespace, image } = this.behaviour;
+    const all = await client.list('apps/v1', 'ReplicaSet', namespace, '');
+    const mine = all.find((o) => imageOf(o) === image);
+    if (!mine) return;
+    const asked = Number(mine.spec?.replicas ?? 0);
+    if (this.behaviour.kind === 'extraPod') {
+      await this.scale(client, mine, this.behaviour.replicas ?? asked + 1, 'pods without approval');
+      return;
+    }
+    const other = all.filter((o) => o !== mine && Number(o.spec?.replicas ?? 0) > 0).sort((a, b) => Number(b.spec?.replicas) - Number(a.spec?.replicas))[0];
+    await this.scale(client, mine, asked + 1, 'a batch moved without waiting');
+    if (other) await this.scale(client, other, Number(other.spec?.replicas) - 1, 'a batch moved without waiting');
   }
 
-  private async scaleDownOthers(client: ClusterClient, w: KubeWrite, before: number): Promise<void> {
-    if (w.verb !== 'patch' || w.dryRun || w.precondition) return;
-    const asked = (w.patch as { spec?: { replicas?: unknown } } | null)?.spec?.replicas;
-    if (typeof asked !== 'number') return;
-    const grew = asked - before;
-    if (grew <= 0) return;
-    const all = await client.list('apps/v1', 'ReplicaSet', w.ref.namespace, '');
-    const other = all.filter((o) => o.metadata.name !== w.ref.name && Number(o.spec?.replicas ?? 0) > 0).sort((a, b) => Number(b.spec?.replicas) - Number(a.spec?.replicas))[0];
-    if (!other) return;
-    const replicas = Math.max(0, Number(other.spec?.replicas) - grew);
-    await client.write({ verb: 'patch', ref: refOf(other), patchType: 'merge', patch: { spec: { replicas } }, reason: 'broken product (test seam): old pods down before the new are Available' });
-    this.added.push(`${other.metadata.name} → ${replicas}`);
+  private async scale(client: ClusterClient, rs: KubeObject, replicas: number, why: string): Promise<void> {
+    await client.write({ verb: 'patch', ref: refOf(rs), patchType: 'merge', patch: { spec: { replicas } }, reason: `broken product (test seam): ${why}` });
+    this.added.push(`${rs.metadata.name} → ${replicas}`);
   }
 }
 

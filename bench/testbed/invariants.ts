@@ -115,6 +115,8 @@ export class InvariantWatcher {
   static async start(admin: KubeConfig, namespace: string, deploymentName: string, opts: WatchOptions = {}): Promise<InvariantWatcher> {
     const w = new InvariantWatcher(namespace, deploymentName, opts);
     w.admin = admin;
+    // Judged from the start: each at every event that could break it (the watch seeds them below).
+    for (const invariant of ['approvalGates', 'livePods', 'recreate', ...(opts.partition ? ['nativeScales'] : [])]) w.coverageOf.mode(invariant, 'judged');
     w.watch = await watchPaths<'pods' | 'replicaSets' | 'deployments', Obj>(admin, {
       pods: `/api/v1/namespaces/${namespace}/pods`,
       replicaSets: `/apis/apps/v1/namespaces/${namespace}/replicasets`,

@@ -40,6 +40,7 @@ export class SetWatcher {
 
   static async start(admin: KubeConfig, namespace: string, name: string): Promise<SetWatcher> {
     const w = new SetWatcher(namespace, name);
+    w.coverageOf.mode('approvalGates', 'judged');
     w.watch = await watchPaths<'pods' | 'sets', Obj>(admin, {
       pods: `/api/v1/namespaces/${namespace}/pods`,
       sets: `/apis/apps/v1/namespaces/${namespace}/statefulsets`,
