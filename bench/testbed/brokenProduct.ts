@@ -2,7 +2,7 @@
 // are for (test/integration/soak.replays.test.ts): the product's own cluster client (the
 // ClusterProvider of its ReconcileDeps, the test-only seam: the product runs unchanged) with one
 // fault of behaviour added to what the product writes, each the bug class a watcher rule exists for:
-//  - 'moveBatchNow': once armed, the next request of the product is preceded by a batch move of one
+//  - 'moveBatchNow': once armed (or at now()), the next request of the product is preceded by a batch move of one
 //    pod that waits for nothing: the ReplicaSet running `image` asks for one pod more and the other
 //    active one for one fewer at once, even while kube-controller-manager is away and the new pods
 //    cannot be Available when it returns (the class of 16a3d62: an old pod deleted below the budget);
@@ -37,6 +37,11 @@ export class BrokenProduct implements ClusterProvider {
       list: async (...args) => { await before(); return client.list(...args); },
       write: async (w) => { await before(); return client.write(w); },
     };
+  }
+
+  /** The broken thing now, with the product's client (e.g. at the end of its pass: ReconcileDeps.crashPoint 'after-persist'). */
+  async now(cluster: string): Promise<void> {
+    await this.misbehave(await this.inner.client(cluster));
   }
 
   private async misbehave(client: ClusterClient): Promise<void> {

@@ -47,9 +47,8 @@ describe('the soak\'s watchers flag a deliberately broken product (issue 23 repl
       await s.scale(5); // an HPA
       watcher.capStep(V2, '50%');
       await s.command({ type: 'approve' });
-      // The broken product moves a pod of the batch at once: nothing happens to pods while the controller is away.
-      broken.arm();
-      await s.reconcile({ clusters: broken });
+      // The broken product's pass ends with a pod of the batch moved at once: nothing happens to pods while the controller is away.
+      await s.reconcile({ clusters: broken, crashPoint: async (point) => { if (point === 'after-persist' && broken.added.length === 0) await broken.now(CLUSTER); } });
       assert.equal(broken.added.length, 2, 'the new ReplicaSet up one and the old one down one');
       assert.deepEqual(watcher.violations, [], 'no pod moved yet');
     } finally {
