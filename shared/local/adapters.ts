@@ -11,7 +11,6 @@ import type { RolloutEvent } from '../rollout/types.ts';
 import type { FleetEvent } from '../fleet/types.ts';
 import { isFleetQueueKey, queueKeyString } from '../fleet/key.ts';
 import { reconcileFleet } from '../reconcile/fleet/reconcileFleet.ts';
-import type { WatchSink } from '../ports.ts';
 
 export type LogLine = (line: string) => void;
 

@@ -10,7 +10,6 @@ import { sweepDue } from '../../shared/reconcile/sweep.ts';
 import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
 import { isFleetQueueKey, type QueueKey } from '../../shared/fleet/key.ts';
-import type { RolloutKey } from '../../shared/rollout/types.ts';
 import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
 import { awaitingApproval, releaseToFirstApproval } from '../../bench/testbed/pipeline.ts';
 
