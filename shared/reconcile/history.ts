@@ -6,10 +6,15 @@ import type { HistoryEntry } from '../ports.ts';
 /** Room for this many events per STATE version (a plan emits a handful at most). */
 const EVENTS_PER_VERSION = 100;
 
+/** The events a STATE version records, each with its deterministic sequence number. */
+export function numbered<E>(events: readonly E[], version: number): { e: E; seq: number }[] {
+  return events.slice(0, EVENTS_PER_VERSION).map((e, i) => ({ e, seq: version * EVENTS_PER_VERSION + i }));
+}
+
 export function historyEntries(events: RolloutEvent[], version: number): HistoryEntry[] {
-  return events.slice(0, EVENTS_PER_VERSION).map((e, i) => ({
+  return numbered(events, version).map(({ e, seq }) => ({
     releaseId: e.releaseId ?? 'none',
-    seq: version * EVENTS_PER_VERSION + i,
+    seq,
     at: e.at,
     type: e.type,
     phase: e.phase,

@@ -2,13 +2,12 @@
 // for a rollout: the sequence derives from the fleet STATE version that records them.
 import type { FleetEvent } from '../../fleet/types.ts';
 import type { HistoryEntry } from '../../ports.ts';
-
-const EVENTS_PER_VERSION = 100;
+import { numbered } from '../history.ts';
 
 export function fleetHistoryEntries(events: readonly FleetEvent[], version: number): HistoryEntry[] {
-  return events.slice(0, EVENTS_PER_VERSION).map((e, i) => ({
+  return numbered(events, version).map(({ e, seq }) => ({
     releaseId: e.releaseId ?? 'none',
-    seq: version * EVENTS_PER_VERSION + i,
+    seq,
     at: e.at,
     type: e.type,
     phase: e.phase,

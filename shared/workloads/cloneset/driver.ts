@@ -9,6 +9,7 @@ import { controlledPods, ownedRevisions, revisionMembersOf } from '../common/rev
 import { CLONESET_API_VERSION, podRevisionIn } from './cloneSetObjects.ts';
 import { CLONESET_TYPE } from './type.ts';
 import { podViews } from '../common/podViews.ts';
+import { REVISIONED_READS, revisionedRbac } from '../common/revisionedAccess.ts';
 import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 import { cloneSetView } from './view.ts';
 import { cloneSetWrites } from './writes.ts';
@@ -39,24 +40,11 @@ export const cloneSetDriver: WorkloadDriver<'CloneSet'> = {
   kind: 'CloneSet',
   type: CLONESET_TYPE,
   workload: { apiVersion: CLONESET_API_VERSION, kind: 'CloneSet', resource: 'clonesets' },
-  reads: [{ apiVersion: 'apps/v1', kind: 'ControllerRevision', resource: 'controllerrevisions' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
+  reads: REVISIONED_READS,
   // The CloneSet alone: its controller rewrites its status (updatedReplicas, updatedReadyReplicas,
   // availableReplicas, currentRevision) whenever a pod is updated, in place or recreated, or turns ready.
   watches: [{ apiVersion: CLONESET_API_VERSION, kind: 'CloneSet', resource: 'clonesets', workloadOf: itself }],
-  rbac: {
-    reconcile: [
-      { apiGroup: 'apps.kruise.io', resource: 'clonesets', verbs: ['get', 'list', 'watch', 'patch'] },
-      { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
-      { apiGroup: '', resource: 'pods', verbs: ['list'] },
-    ],
-    view: [
-      { apiGroup: 'apps.kruise.io', resource: 'clonesets', verbs: ['get'] },
-      { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
-      { apiGroup: '', resource: 'pods', verbs: ['list'] },
-    ],
-    // Pod hooks: exec hooks run in the pods (the order of replacement is the controller's own).
-    hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] }],
-  },
+  rbac: revisionedRbac('apps.kruise.io', 'clonesets', ['list']),
   summary: {
     counts: 'spec.replicas',
     readiness: 'pods on the update revision Ready for spec.minReadySeconds, in-place updates finished (InPlaceUpdateReady)',

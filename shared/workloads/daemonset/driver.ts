@@ -15,6 +15,7 @@ import { ADVANCED_DAEMONSET, NATIVE_DAEMONSET, type DaemonSetFlavor } from './fl
 import { daemonSetView } from './view.ts';
 import { daemonSetWrites } from './writes.ts';
 import { podViews } from '../common/podViews.ts';
+import { REVISIONED_READS, revisionedRbac } from '../common/revisionedAccess.ts';
 import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 
 function observeWith(flavor: DaemonSetFlavor) {
@@ -44,24 +45,11 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
     kind: flavor.kind,
     type: flavor.type,
     workload: { apiVersion, kind: 'DaemonSet', resource: 'daemonsets' },
-    reads: [{ apiVersion: 'apps/v1', kind: 'ControllerRevision', resource: 'controllerrevisions' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
+    reads: REVISIONED_READS,
     // The DaemonSet alone: its controller rewrites its status (numberReady, updatedNumberScheduled,
     // numberAvailable, desiredNumberScheduled when a node joins) as its pods are deleted, recreated and turn ready.
     watches: [{ apiVersion, kind: 'DaemonSet', resource: 'daemonsets', workloadOf: itself }],
-    rbac: {
-      reconcile: [
-        { apiGroup, resource: 'daemonsets', verbs: ['get', 'list', 'watch', 'patch'] },
-        { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
-        { apiGroup: '', resource: 'pods', verbs: ['list', 'delete'] },
-      ],
-      view: [
-        { apiGroup, resource: 'daemonsets', verbs: ['get'] },
-        { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
-        { apiGroup: '', resource: 'pods', verbs: ['list'] },
-      ],
-      // Pod hooks: exec hooks run in the pods (the order of replacement is the controller's own).
-      hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] }],
-    },
+    rbac: revisionedRbac(apiGroup, 'daemonsets', ['list', 'delete']),
     summary: native
       ? {
         counts: 'status.desiredNumberScheduled (pods on nodes)',

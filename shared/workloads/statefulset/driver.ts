@@ -12,6 +12,7 @@ import { revisionMembersOf } from '../common/revisions.ts';
 import { ADVANCED_STATEFULSET, NATIVE_STATEFULSET, type StatefulSetFlavor } from './flavor.ts';
 import { ownedPods, ownedRevisions, podRevision, updateStrategyType } from './statefulSetObjects.ts';
 import { podViews } from '../common/podViews.ts';
+import { REVISIONED_READS, revisionedRbac } from '../common/revisionedAccess.ts';
 import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 import { statefulSetView } from './view.ts';
 import { statefulSetWrites } from './writes.ts';
@@ -55,22 +56,9 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
     kind: flavor.kind,
     type: flavor.type,
     workload: { apiVersion, kind: 'StatefulSet', resource: 'statefulsets' },
-    reads: [{ apiVersion: 'apps/v1', kind: 'ControllerRevision', resource: 'controllerrevisions' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
+    reads: REVISIONED_READS,
     watches: [{ apiVersion, kind: 'StatefulSet', resource: 'statefulsets', workloadOf: itself }],
-    rbac: {
-      reconcile: [
-        { apiGroup, resource: 'statefulsets', verbs: ['get', 'list', 'watch', 'patch'] },
-        { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
-        { apiGroup: '', resource: 'pods', verbs: ['list', 'delete'] },
-      ],
-      view: [
-        { apiGroup, resource: 'statefulsets', verbs: ['get'] },
-        { apiGroup: 'apps', resource: 'controllerrevisions', verbs: ['list'] },
-        { apiGroup: '', resource: 'pods', verbs: ['list'] },
-      ],
-      // Pod hooks: exec hooks run in the pods (the order of replacement is the controller's own).
-      hooks: [{ apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] }],
-    },
+    rbac: revisionedRbac(apiGroup, 'statefulsets', ['list', 'delete']),
     summary: {
       counts: 'spec.replicas',
       readiness: flavor.kind === 'StatefulSet'
