@@ -9,6 +9,7 @@
 // what to grant. Checked once at start with SelfSubjectAccessReviews, which every user may create.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiError, toKubeError } from '../adapters/kubernetes/kubeErrors.ts';
 import { KubeHttpError, KubeTransport, type Impersonation } from '../adapters/kubernetes/transport.ts';
 
 /** The identity infra/k8s/rollouts-rbac.yaml binds (ClusterRoleBinding serverless-rollouts, group subject). */
@@ -16,7 +17,10 @@ export const PRODUCT_IDENTITY: Impersonation = { user: 'serverless-rollouts', gr
 export const PARTITION_HOLD_POLICY = 'serverless-rollouts-partition-hold';
 
 const TIMEOUT_MS = 10_000;
-/** Start-up questions asked again on 429/5xx: the answer decides what local mode may run. */
+/**
+ * Start-up questions asked again on 429, 5xx and on no answer at all (a reset connection, a
+ * timeout): the answer decides what local mode may run, and a restart must not fail on one fault.
+ */
 const ATTEMPTS = 5;
 const RETRY_MS = 200;
 
@@ -59,14 +63,23 @@ async function ownGroups(transport: KubeTransport): Promise<string[] | null> {
   return (JSON.parse(res.body) as { status?: { userInfo?: { groups?: string[] } } }).status?.userInfo?.groups ?? [];
 }
 
-/** The answer, asked again on an overloaded or failing apiserver (429, 5xx); null when it refuses (4xx). */
+/** The answer, asked again while the apiserver fails or gives none; null when it refuses (4xx) or keeps failing with 429/5xx. */
 async function answered<T>(ask: () => Promise<T>): Promise<T | null> {
+  try {
+    return await askedAgain(ask);
+  } catch (err) {
+    if (err instanceof KubeHttpError) return null;
+    throw err;
+  }
+}
+
+/** `ask`, again after a transient failure (shared/adapters/kubernetes/kubeErrors.ts says which), up to ATTEMPTS times. */
+async function askedAgain<T>(ask: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ask();
     } catch (err) {
-      if (!(err instanceof KubeHttpError)) throw err;
-      if ((err.code !== 429 && err.code < 500) || attempt === ATTEMPTS) return null;
+      if (!(toKubeError(err, 'start-up check') instanceof KubeApiError) || attempt === ATTEMPTS) throw err;
       await sleep(RETRY_MS * attempt);
     }
   }
@@ -85,7 +98,7 @@ async function allowed(transport: KubeTransport, attributes: ResourceAttributes)
 /** False only when the apiserver says the policy does not exist (404); a 403 cannot tell. */
 async function policyMayExist(transport: KubeTransport): Promise<boolean> {
   try {
-    await transport.send({ method: 'GET', path: `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${PARTITION_HOLD_POLICY}`, timeoutMs: TIMEOUT_MS });
+    await askedAgain(() => transport.send({ method: 'GET', path: `/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/${PARTITION_HOLD_POLICY}`, timeoutMs: TIMEOUT_MS }));
     return true;
   } catch (err) {
     if (err instanceof KubeHttpError) return err.code !== 404;
