@@ -40,6 +40,10 @@ export interface ReleaseRecord {
   totalMs: number;
   requests: { all: number; own: number | null; byComponent: Record<string, number> };
   reactions: BatchReaction[];
+  /** template change → the new ReplicaSet first asked for a pod (watch, coalescing, queue, the first pass…) */
+  startMs: number | null;
+  /** the last pod Ready → done (the last reaction, finalising, hand-back, status) */
+  finishMs: number | null;
   problems: string[];
 }
 
@@ -55,6 +59,9 @@ export interface ContenderResult {
   kubernetesShareMs: Summary;
   /** who sent the writes that started the next batches */
   reactionWriters: Record<string, number>;
+  /** Where the time goes besides the pods' own readiness: template change → first batch, last pod Ready → done. */
+  startMs: Summary;
+  finishMs: Summary;
   requestsPerRelease: { all: Summary; own: Summary | null };
   releases: ReleaseRecord[];
 }
@@ -166,13 +173,15 @@ function summarizeSize(replicas: number, planned: Planned[], events: ReturnType<
     const releases = windows.map((w, i): ReleaseRecord => {
       const window = inWindow(events, w.startedAt, w.doneAt, new Set([c.namespace]));
       const counted = countRequests(window.filter((e) => !isBench(e)));
-      const measured = c.name === 'native' ? { reactions: [], problems: [] } : batchReactions(window, batchesOf(replicas));
+      const measured = batchReactions(window, c.name === 'native' ? [] : batchesOf(replicas), replicas);
       return {
         rep: i + 1,
         image: `registry.invalid/web:v${i + 2}`,
         totalMs: w.doneAt - w.startedAt,
         requests: { all: counted.total, own: c.own === null ? null : (counted.byComponent[c.own] ?? 0), byComponent: counted.byComponent },
         reactions: measured.reactions.map((r) => ({ ...r, totalMs: round1(r.totalMs), kubeMs: round1(r.kubeMs) })),
+        startMs: measured.firstBatchAt === undefined ? null : round1(measured.firstBatchAt - w.startedAt),
+        finishMs: measured.lastReadyAt === undefined ? null : round1(w.doneAt - measured.lastReadyAt),
         problems: measured.problems,
       };
     });
@@ -187,6 +196,8 @@ function summarizeSize(replicas: number, planned: Planned[], events: ReturnType<
       reactionMs: summarize(reactions.map((r) => r.totalMs), 'ms', 1),
       kubernetesShareMs: summarize(reactions.map((r) => r.kubeMs).filter(Number.isFinite), 'ms', 1),
       reactionWriters: writers,
+      startMs: summarize(releases.flatMap((r) => (r.startMs === null ? [] : [r.startMs])), 'ms', 1),
+      finishMs: summarize(releases.flatMap((r) => (r.finishMs === null ? [] : [r.finishMs])), 'ms', 1),
       requestsPerRelease: {
         all: summarize(releases.map((r) => r.requests.all), 'requests', 1),
         own: c.own === null ? null : summarize(releases.map((r) => r.requests.own ?? 0), 'requests', 1),
@@ -219,10 +230,10 @@ function rows(r: PeersResult): TableRow[] {
       value: `${s(c.totalMs.median)} (${s(c.totalMs.min)}–${s(c.totalMs.max)}); ${c.requestsPerRelease.all.median}${c.requestsPerRelease.own ? ` (${c.requestsPerRelease.own.median})` : ''}`,
       source: 'measured (one control plane, interleaved); audit log',
     })),
-    ...size.contenders.filter((c) => c.contender !== 'native').map((c) => ({
+    ...size.contenders.map((c) => ({
       area: 'peers',
-      metric: `${size.replicas} replicas, ${c.label}: reaction, last pod Ready → next batch's write, p50 / p95 (n=${c.reactionMs.n}); of which pod Ready → ReplicaSet status, p50`,
-      value: c.reactionMs.n === 0 ? 'not measured' : `${c.reactionMs.median} / ${c.reactionMs.p95} ms; ${c.kubernetesShareMs.median} ms (written by ${Object.entries(c.reactionWriters).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+      metric: `${size.replicas} replicas, ${c.label}: reaction, last pod Ready → next batch's write, p50 / p95 (n=${c.reactionMs.n}; of which pod Ready → ReplicaSet status, p50); template change → first batch, last pod Ready → done, medians`,
+      value: `${c.reactionMs.n === 0 ? 'no batches' : `${c.reactionMs.median} / ${c.reactionMs.p95} ms (${c.kubernetesShareMs.median} ms; written by ${Object.entries(c.reactionWriters).map(([k, v]) => `${k} ${v}`).join(', ')})`}; ${c.startMs.median} ms, ${c.finishMs.median} ms`,
       source: 'audit log (kwok Ready time → ReplicaSet write)',
     })),
     ...size.ratios.map((x) => ({

@@ -32,11 +32,21 @@ interface ReplicaSetWrite { at: number; verb: string; name: string; replicas: nu
 
 const WRITES = new Set(['create', 'update', 'patch']);
 
+export interface BatchTimeline {
+  reactions: BatchReaction[];
+  /** When the new ReplicaSet was first asked for a pod (the first batch starting), ms since the epoch. */
+  firstBatchAt?: number;
+  /** When its `replicas`-th pod turned Ready (the last batch's pods all Ready), ms since the epoch. */
+  lastReadyAt?: number;
+  problems: string[];
+}
+
 /**
  * `batches`: the pod counts after each batch but the last (e.g. [1, 5] for 10 replicas and steps
- * [10%, 50%, 100%]); `events`: the namespace's audit events of one release's window.
+ * [10%, 50%, 100%]); `replicas`: the release's size; `events`: the namespace's audit events of one
+ * release's window.
  */
-export function batchReactions(events: readonly AuditEvent[], batches: readonly number[]): { reactions: BatchReaction[]; problems: string[] } {
+export function batchReactions(events: readonly AuditEvent[], batches: readonly number[], replicas = 0): BatchTimeline {
   const writes = replicaSetWrites(events);
   const created = new Set(writes.filter((w) => w.verb === 'create' && w.writer !== 'bench').map((w) => w.name));
   const target = [...created]
@@ -65,7 +75,9 @@ export function batchReactions(events: readonly AuditEvent[], batches: readonly 
     const status = statusWrites.find((t) => t >= ready && t <= next.at) ?? NaN;
     reactions.push({ batch: b, nextReplicas: next.replicas, totalMs: next.at - ready, kubeMs: status - ready, writer: next.writer });
   }
-  return { reactions, problems };
+  const firstBatchAt = scaleUps.find((w) => w.replicas > 0)?.at;
+  const lastReadyAt = replicas > 0 ? readyAt[replicas - 1] : undefined;
+  return { reactions, problems, ...(firstBatchAt === undefined ? {} : { firstBatchAt }), ...(lastReadyAt === undefined ? {} : { lastReadyAt }) };
 }
 
 function replicaSetWrites(events: readonly AuditEvent[]): ReplicaSetWrite[] {
