@@ -127,6 +127,8 @@ export async function startKruiseRollout(cluster: TestCluster, logDir: string): 
   const daemon = Daemon.start('kruise-rollout', path.join(dir, 'bin/kruise-rollout'), [
     '--metrics-bind-address=0',
     `--health-probe-bind-address=127.0.0.1:${healthPort}`,
+    // Its partition style on a native Deployment is done by its own Deployment controller, an alpha feature off by default.
+    '--feature-gates=AdvancedDeployment=true',
   ], logDir, {
     env: {
       KUBECONFIG: cluster.kubeconfigPath('admin'),
