@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Area, BenchContext, TableRow } from './lib/area.ts';
 import { countRequests, inWindow, isBench } from './lib/audit.ts';
-import { batchReactions, type BatchReaction } from './lib/batchReactions.ts';
+import { batchReactions, writeTrail, type BatchReaction } from './lib/batchReactions.ts';
 import { CONTENDERS, contender, PEER_STEP_PERCENTS, V1_IMAGE, type Contender, type ContenderName } from './lib/peerContenders.ts';
 import { ensurePeersBuilt, startArgoRollouts, startKruiseRollout, type PeerProcess } from './lib/peerControllers.ts';
 import { parsePeersOptions } from './lib/peersOptions.ts';
@@ -44,6 +44,9 @@ export interface ReleaseRecord {
   startMs: number | null;
   /** the last pod Ready → done (the last reaction, finalising, hand-back, status) */
   finishMs: number | null;
+  /** Every write (but kwok's and the scheduler's) in those two spans, ms after their start: whose turn the time was. */
+  startTrail: string[];
+  finishTrail: string[];
   problems: string[];
 }
 
@@ -182,6 +185,8 @@ function summarizeSize(replicas: number, planned: Planned[], events: ReturnType<
         reactions: measured.reactions.map((r) => ({ ...r, totalMs: round1(r.totalMs), kubeMs: round1(r.kubeMs) })),
         startMs: measured.firstBatchAt === undefined ? null : round1(measured.firstBatchAt - w.startedAt),
         finishMs: measured.lastReadyAt === undefined ? null : round1(w.doneAt - measured.lastReadyAt),
+        startTrail: measured.firstBatchAt === undefined ? [] : writeTrail(window, w.startedAt, measured.firstBatchAt),
+        finishTrail: measured.lastReadyAt === undefined ? [] : writeTrail(window, measured.lastReadyAt, w.doneAt),
         problems: measured.problems,
       };
     });

@@ -13,7 +13,7 @@
 //                   (what a watch sees): Kubernetes' share.
 // Needs audit rules at level Request for ReplicaSet writes and pods/status in the namespace.
 import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
-import { auditMs, component, receivedMs } from './audit.ts';
+import { auditMs, component, KUBE_WRITES, receivedMs } from './audit.ts';
 
 export interface BatchReaction {
   /** Pods of the batch that completed, and the replicas the next write asked for. */
@@ -110,4 +110,19 @@ function firstReadyPerPod(events: readonly AuditEvent[], replicaSet: string): nu
     if (!first.has(pod) || at < (first.get(pod) as number)) first.set(pod, at);
   }
   return [...first.values()].sort((a, b) => a - b);
+}
+
+/**
+ * The writes in [fromMs, toMs] of everyone but kwok, the scheduler and the benchmark, as
+ * "+<ms after fromMs> <component> <verb> <resource>[/<subresource>]": the hops between two moments
+ * of a release (e.g. the last pod Ready → done), to see whose turn the time was. At most `limit`.
+ */
+export function writeTrail(events: readonly AuditEvent[], fromMs: number, toMs: number, limit = 30): string[] {
+  return events
+    .filter((e) => KUBE_WRITES.has(e.verb) && !['kwok', 'kube-scheduler', 'bench'].includes(component(e)))
+    .map((e) => ({ e, at: receivedMs(e) }))
+    .filter(({ at }) => at >= fromMs && at <= toMs)
+    .sort((a, b) => a.at - b.at)
+    .slice(0, limit)
+    .map(({ e, at }) => `+${(at - fromMs).toFixed(1)} ${component(e)} ${e.verb} ${e.objectRef?.resource ?? '?'}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`);
 }

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuditEvent } from '../../../shared/adapters/local/controlPlane.ts';
-import { batchReactions } from '../../../bench/lib/batchReactions.ts';
+import { batchReactions, writeTrail } from '../../../bench/lib/batchReactions.ts';
 import { parsePeersOptions } from '../../../bench/lib/peersOptions.ts';
 import { ConfigError } from '../../../shared/errors.ts';
 
@@ -79,6 +79,11 @@ describe('batch reactions read from the audit log', () => {
     const { reactions, problems } = batchReactions(events, [1]);
     assert.deepEqual(reactions, []);
     assert.match(problems[0] ?? '', /asked for 5 before its 1th pod was Ready/);
+  });
+
+  it('lists the writes between two moments, whose they were, leaving out kwok\'s pod status patches', () => {
+    const events = [rsWrite(0, 'create', 'web-new', 1, ARGO), podReady(2000, 'web-new-aaaaa'), rsStatus(2005, 'web-new'), rsWrite(2030, 'update', 'web-new', 5, ARGO)];
+    assert.deepEqual(writeTrail(events, T0 + 2000, T0 + 2030), ['+5.0 replicaset-controller update replicasets/status', '+30.0 argo-rollouts update replicasets']);
   });
 
   it('says so when no ReplicaSet was created in the window', () => {
