@@ -3,6 +3,8 @@
 // would compare us with the peers on a number that means nothing.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AuditEvent } from '../../../shared/adapters/local/controlPlane.ts';
 import { batchReactions, writeTrail } from '../../../bench/lib/batchReactions.ts';
 import { parsePeersOptions } from '../../../bench/lib/peersOptions.ts';
@@ -105,5 +107,15 @@ describe('the peers area\'s options', () => {
     assert.throws(() => parsePeersOptions(['--reps', '0']), (e: unknown) => e instanceof ConfigError && /--reps: '0'/.test(e.message));
     assert.throws(() => parsePeersOptions(['--replicas', '10,x']), (e: unknown) => e instanceof ConfigError && /--replicas: 'x'/.test(e.message));
     assert.throws(() => parsePeersOptions(['--reps', '--replicas', '10']), (e: unknown) => e instanceof ConfigError && /--reps needs a value/.test(e.message));
+  });
+});
+
+describe('who builds the peers', () => {
+  const root = path.resolve(import.meta.dirname, '../../..');
+  const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+
+  it('the bench builds them on first use; CI and npm test never do (minutes of Go builds)', () => {
+    assert.match(read('bench/lib/peerControllers.ts'), /scripts\/build-peers\.sh/);
+    for (const file of ['.ci/run', 'scripts/run-tests.mjs', 'package.json']) assert.doesNotMatch(read(file), /build-peers/, `${file} builds no peer`);
   });
 });
