@@ -1,7 +1,8 @@
 // `npm run bench`: runs the benchmark areas in order, writes bench/results/latest.json (and a dated
 // copy, not kept in git), prints one table and rewrites README.md's "Benchmarks" from it.
 // `npm run bench -- --only sweep,coldstart` runs some areas; the others keep their figures from the
-// previous latest.json (each area records its own date, which the README shows).
+// previous latest.json (each area records its own date, which the README shows). The `peers` area
+// (bench/peers.ts) runs only when named: `npm run bench -- --only peers [--reps N] [--replicas 10,100]`.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,8 @@ import { perReconcile } from './perReconcile.ts';
 import { sweepScale } from './sweepScale.ts';
 import { coldStart } from './coldStart.ts';
 import { costModel } from './costModel.ts';
+import { PEERS_FLAGS, parsePeersOptions } from './lib/peersOptions.ts';
+import { peers } from './peers.ts';
 import { reactionLatency } from './reactionLatency.ts';
 import { releaseOverhead } from './releaseOverhead.ts';
 import { triggers } from './triggers.ts';
@@ -23,9 +26,11 @@ const RESULTS_DIR = path.join(ROOT, 'bench/results');
 const LATEST = path.join(RESULTS_DIR, 'latest.json');
 
 /** In run order: the cost model reads the figures of the areas before it. */
-const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, sweepScale, coldStart, costModel] as Area[];
+const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, sweepScale, coldStart, costModel, peers] as Area[];
 /** Areas that start the local Kubernetes control plane. */
-const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers']);
+const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers', 'peers']);
+/** Areas run only when `--only` names them: the peers build two Go controllers on first use and take a quarter of an hour. */
+const ONLY_WHEN_NAMED = new Set(['peers']);
 
 interface AreaRecord {
   title: string;
@@ -49,15 +54,17 @@ async function main(): Promise<void> {
   if (Number(process.versions.node.split('.')[0]) < 22) {
     throw new Error(`Node ${process.versions.node}: run through npm (npm run bench), which puts the node@22 devDependency first on PATH`);
   }
-  const only = parseOnly(process.argv.slice(2));
-  const selected = AREAS.filter((a) => only === null || only.has(a.name));
+  const args = process.argv.slice(2);
+  const only = parseOnly(args);
+  const selected = AREAS.filter((a) => (only === null ? !ONLY_WHEN_NAMED.has(a.name) : only.has(a.name)));
+  checkAreaOptions(args, selected);
   const started = Date.now();
   const log = (line: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
   const previous = readPrevious();
   if (selected.some((a) => NEEDS_CONTROL_PLANE.has(a.name))) buildControlPlane();
 
   const areas: Record<string, AreaRecord> = { ...(previous?.areas ?? {}) };
-  const ctx: BenchContext = { log, results: Object.fromEntries(Object.entries(areas).map(([k, v]) => [k, v.result])) };
+  const ctx: BenchContext = { log, args, results: Object.fromEntries(Object.entries(areas).map(([k, v]) => [k, v.result])) };
   for (const area of selected) {
     log(`${area.name}: ${area.title}`);
     const t0 = Date.now();
@@ -111,6 +118,18 @@ function parseOnly(args: string[]): Set<string> | null {
   const unknown = [...names].filter((n) => !known.has(n));
   if (names.size === 0 || unknown.length > 0) throw new Error(`--only takes a comma-separated list of ${[...known].join(', ')}; got ${value ?? 'nothing'}`);
   return names;
+}
+
+/** Refuses an option no selected area takes, and bad values of those it does, before anything starts. */
+function checkAreaOptions(args: string[], selected: Area[]): void {
+  const known = ['--only', ...PEERS_FLAGS];
+  const unknown = args.filter((a) => a.startsWith('--') && !known.includes(a.split('=')[0] as string));
+  if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(', ')}; npm run bench takes ${known.join(', ')}`);
+  const peersFlags = args.filter((a) => PEERS_FLAGS.some((f) => a === f || a.startsWith(`${f}=`)));
+  if (peersFlags.length > 0 && !selected.some((a) => a.name === 'peers')) {
+    throw new Error(`${peersFlags.join(', ')}: only the peers area takes this; add --only peers`);
+  }
+  if (selected.some((a) => a.name === 'peers')) parsePeersOptions(args);
 }
 
 function readPrevious(): ResultsFile | null {

@@ -4,6 +4,8 @@ export interface BenchContext {
   log(line: string): void;
   /** Results of the areas already run in this invocation (or, for those not run, of the last results file). */
   results: Record<string, unknown>;
+  /** The command line after `npm run bench --` (an area's own options, e.g. bench/lib/peersOptions.ts). */
+  args: readonly string[];
 }
 
 export interface TableRow {

@@ -16,7 +16,9 @@ export function component(e: AuditEvent): string {
   const agent = e.userAgent ?? '';
   const controller = /^kube-controller-manager\/.*\/([a-z-]+)$/.exec(agent)?.[1];
   if (controller) return controller;
-  for (const name of ['kube-controller-manager', 'kube-scheduler', 'kwok', 'kube-apiserver', 'kruise-manager']) if (agent.startsWith(name)) return name;
+  for (const name of ['kube-controller-manager', 'kube-scheduler', 'kwok', 'kube-apiserver', 'kruise-manager', 'kruise-rollout']) if (agent.startsWith(name)) return name;
+  // Argo Rollouts' clients keep client-go's default agent, named after the binary (bench/lib/peerControllers.ts).
+  if (agent.startsWith('rollouts-controller/')) return 'argo-rollouts';
   return 'bench';
 }
 

@@ -42,6 +42,25 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   network; moto's FIFO queue slows down with its depth, so it would time moto).
 - **coldstart** — \`scripts/bundle-report.mjs --json\`: deployed esbuild options, median import
   time of each bundle in 10 fresh Node 22 processes.
+- **peers** — opt-in: \`npm run bench -- --only peers\` (\`--reps N\`, default 5; \`--replicas 10,100\`, the
+  default). The release controllers our users would pick instead, beside us on one control plane in
+  one run: native RollingUpdate, Argo Rollouts (a Rollout whose \`workloadRef\` names the Deployment,
+  \`scaleDown: onsuccess\`, so every contender gets the same patch of the same Deployment) and Kruise
+  Rollout (v1beta1, partition style), each built from the Go module proxy on first use by
+  \`scripts/build-peers.sh\` (it says so; cached under \`~/.cache/serverless-rollouts\`, never built by
+  \`.ci/run\`) and run outside the cluster on loopback; and ours in each Deployment strategy, run by
+  local mode's loop. Same Deployment, steps [10%, 50%, 100%] without pauses, pods Ready 2 s after
+  scheduling; interleaved (each repetition releases every contender once, the order turned each
+  time). Template change → done, where done is the contender's own word: our "Release Completed", the
+  Argo Rollout Healthy on the new pods, the Kruise Rollout back to Healthy with Progressing
+  Completed, the native Deployment rolled out; median and min–max, and each of ours ÷ Argo, ÷ Kruise,
+  ÷ native and ÷ the bound (one pod-ready delay per batch), medians of the same run. Reaction: from
+  kwok's Ready time of the pod that completes a batch to the first write asking the new ReplicaSet
+  for the next batch, whoever sends it (ours in Partition, the deployment controller after our
+  Deployment patch in MinReadySeconds, Argo, Kruise's own deployment controller); with the time from
+  the template change to the first batch and from the last pod Ready to done, this says where each
+  contender's time goes. Requests per release: every user's requests in the release's namespace
+  (audit log), minus the benchmark's own, with the contender's own in brackets.
 - **cost** — list prices (us-east-1, recorded with their sources in the JSON; no free tier) × the
   measured units, with the stack's memory sizes, timeouts and schedules read from the synthesized
   CDK template. Each line is marked measured, infra or modelled (assumptions stated in the JSON).`;
@@ -55,8 +74,8 @@ export function updateReadme(file: string, opts: { generatedAt: string; machine:
     '`npm run bench` runs every benchmark area (≤ 15 minutes on 2 cores), writes `bench/results/latest.json`',
     '(machine, Node version, date, git commit, every figure with its unit; dated copies stay out of git) and',
     'prints the table below. `npm run bench -- --only sweep,coldstart` re-runs some areas (reconcile,',
-    'reaction, release, triggers, sweep, coldstart, cost) and keeps the others from `latest.json`; every run',
-    'rewrites this section from `latest.json`. Benchmarks are never assertions in `npm test`.',
+    'reaction, release, triggers, sweep, coldstart, cost, peers) and keeps the others from `latest.json`; every run',
+    'rewrites this section from `latest.json`. The peers area runs only when named (below). Benchmarks are never assertions in `npm test`.',
     '',
     `Last run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,
     `Each area as last measured: ${Object.entries(opts.measuredAt).map(([area, at]) => `${area} ${at.slice(0, 10)}`).join(', ')}.`,
