@@ -65,7 +65,8 @@ describe('the dashboard\'s fleet pages in Chromium, against local mode', () => {
   before(async () => {
     serve = await ServeProcess.start(home, ['--sandbox', '--fresh', '--pod-ready-ms', '300'], env);
     // The sandbox's cluster, registered with labels (as `PUT /v1/clusters/<name>` takes them) so a fleet can select it.
-    const endpoint = readFileSync(path.join(home, 'endpoint'), 'utf8').trim();
+    // ServeProcess.start returns once the file exists, which may be before its line is written.
+    const endpoint = await waitFor(() => readFileSync(path.join(home, 'endpoint'), 'utf8').trim() || null, { message: 'local mode\'s endpoint file to name its URL', timeoutMs: 10_000, intervalMs: 50 });
     const server = /server: (\S+)/.exec(readFileSync(path.join(home, 'kubeconfig'), 'utf8'))?.[1];
     const registered = await fetch(new URL('/v1/clusters/local', endpoint), {
       method: 'PUT', headers: { 'content-type': 'application/json' },
