@@ -8,6 +8,9 @@
 //    token in that account;
 //  - local mode (`rollouts serve`, its kubeconfig the least-privilege user of alpha) releases
 //    another Deployment in alpha.
+// Then a FleetRollout over both (alpha labelled ring=canary, beta ring=main) releases wave "canary" in
+// alpha, waits for `fleet approve`, and only then releases wave "main" in beta: the fleet pass, the
+// permits and the members' releases all through the deployed API, queues and reconciles.
 // Then each cluster's credentials are shown to be good for that cluster only: each apiserver answers
 // 401 to the other's token, the deployed functions pointed at beta with alpha's token see that
 // 401 (the rollout Degraded, the Deployment untouched), and beta's secret read with alpha's role, or
