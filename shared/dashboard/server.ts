@@ -8,6 +8,10 @@
 //   GET  /api/rollouts                        every rollout the API lists, across clusters
 //   GET  /api/rollouts/:cluster/:ns/:name     the rollout, its live workload (or why not) and history
 //   POST /api/rollouts/:cluster/:ns/:name/:verb   approve, pause, resume, abort, retry, undo
+//   GET  /api/fleets                          every FleetRollout the API lists (the caller may read)
+//   GET  /api/fleets/:name                    the fleet, its members (waves × clusters) and history
+//   POST /api/fleets/:name/:verb              release, approve, pause, resume, abort
+// Commands go through the API's own routes (and so its authorization), as the CLI's do.
 // A page of another site open in the same browser must not drive it: requests must name this host
 // (DNS rebinding), and a POST must carry the dashboard's header (a cross-site page cannot send one
 // without a CORS preflight, which is never allowed) and come from this origin if it says one.
@@ -21,7 +25,7 @@ import { type Clock } from '../ports.ts';
 import { ConfigError, RolloutsError } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
 import type { DashboardAssets } from './assets.ts';
-import { DASHBOARD_HEADER, DASHBOARD_VERBS, type DashboardConfig, type RolloutDetail } from './types.ts';
+import { DASHBOARD_FLEET_VERBS, DASHBOARD_HEADER, DASHBOARD_VERBS, type DashboardConfig, type FleetDetail, type RolloutDetail } from './types.ts';
 
 export interface DashboardOptions {
   /** The API's client, or a function giving the one to use now (local mode, whose port changes at each start). */
@@ -108,6 +112,7 @@ async function apiRoute(req: IncomingMessage, url: URL, method: string, opts: Da
     const config: DashboardConfig = { mode: client.target.mode, endpoint: client.target.endpoint, pollMs: opts.pollMs, cluster: opts.cluster ?? null };
     return config;
   }
+  if (parts[0] === 'fleets') return fleetRoute(req, parts, method, client, port, opts.clock ?? SYSTEM_CLOCK, url);
   if (parts[0] !== 'rollouts') throw new DashboardRequestError(404, `no such route: ${method} ${url.pathname}`);
   if (method === 'GET' && parts.length === 1) return client.list(opts.cluster ? { cluster: opts.cluster } : {});
   const key: RolloutKey = { cluster: parts[1] ?? '', namespace: parts[2] ?? '', name: parts[3] ?? '' };
@@ -118,6 +123,24 @@ async function apiRoute(req: IncomingMessage, url: URL, method: string, opts: Da
     if (!(DASHBOARD_VERBS as readonly string[]).includes(verb)) throw new DashboardRequestError(404, `the dashboard sends ${DASHBOARD_VERBS.join(', ')}, not ${verb}`);
     const body = await readJson(req);
     return client.command(key, verb, body);
+  }
+  throw new DashboardRequestError(404, `no such route: ${method} ${url.pathname}`);
+}
+
+/** Fleets span clusters: the dashboard's --cluster does not narrow them (their members' pages are per cluster). */
+async function fleetRoute(req: IncomingMessage, parts: string[], method: string, client: ApiClient, port: number, clock: Clock, url: URL): Promise<unknown> {
+  const name = parts[1] ?? '';
+  if (method === 'GET' && parts.length === 1) return client.fleetList();
+  if (method === 'GET' && parts.length === 2) {
+    const [fleet, history] = await Promise.all([client.fleetGet(name), client.fleetHistory(name)]);
+    const out: FleetDetail = { fleet, history: history.history, fetchedAt: clock.now().toISOString() };
+    return out;
+  }
+  if (method === 'POST' && parts.length === 3) {
+    checkCommandRequest(req, port);
+    const verb = parts[2] ?? '';
+    if (!(DASHBOARD_FLEET_VERBS as readonly string[]).includes(verb)) throw new DashboardRequestError(404, `the dashboard sends ${DASHBOARD_FLEET_VERBS.join(', ')} to a fleet, not ${verb}`);
+    return client.fleetCommand(name, verb, await readJson(req));
   }
   throw new DashboardRequestError(404, `no such route: ${method} ${url.pathname}`);
 }

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium, type ChromiumInfo } from '../support/browser.ts';
-import { COVERED_GLYPHS } from '../../shared/client/symbols.ts';
 import { REPO_ROOT } from '../../bench/testbed/cliProcess.ts';
 import { DashboardProcess } from '../support/dashboardProcess.ts';
+import { assertReadableStatuses as assertPageReadable, screenshot as screenshotOf } from '../support/dashboardPage.ts';
 import { ServeProcess, cleanEnv, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
 
@@ -29,23 +29,8 @@ let dashboard: DashboardProcess;
 let chromium: ChromiumInfo;
 let page: Page;
 
-async function screenshot(name: string): Promise<string> {
-  const file = path.join(shots, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  return file;
-}
-
-/**
- * The page's text has none of the glyphs common fonts lack (॥ ⧉ ⟳) nor Kruise's internal step
- * names, and each status cell starts with a covered glyph.
- */
-async function assertReadableStatuses(): Promise<void> {
-  const text = await page.locator('body').innerText();
-  for (const bad of ['॥', '⧉', '⟳', 'StepPaused', 'StepReady']) assert.equal(text.includes(bad), false, `the page shows ${bad}`);
-  const cells = await page.locator('[data-testid="status"]').allInnerTexts();
-  assert.ok(cells.length > 0, 'the page shows a status');
-  for (const cell of cells) assert.ok(COVERED_GLYPHS.has([...cell.trim()][0] ?? ''), `status "${cell}" starts with a covered glyph`);
-}
+const screenshot = (name: string) => screenshotOf(page, shots, name);
+const assertReadableStatuses = () => assertPageReadable(page);
 
 /** Pods of the revision tree on the page, per image. */
 async function podsOnPage(): Promise<Record<string, number>> {

@@ -8,6 +8,9 @@
 //    token in that account;
 //  - local mode (`rollouts serve`, its kubeconfig the least-privilege user of alpha) releases
 //    another Deployment in alpha.
+// Then a FleetRollout over both (alpha labelled ring=canary, beta ring=main) releases wave "canary" in
+// alpha, waits for `fleet approve`, and only then releases wave "main" in beta: the fleet pass, the
+// permits and the members' releases all through the deployed API, queues and reconciles.
 // Then each cluster's credentials are shown to be good for that cluster only: each apiserver answers
 // 401 to the other's token, the deployed functions pointed at beta with alpha's token see that
 // 401 (the rollout Degraded, the Deployment untouched), and beta's secret read with alpha's role, or
@@ -92,8 +95,8 @@ async function provisionAccount(c: AccountCluster, plane: TestCluster): Promise<
   }
 }
 
-async function register(name: string, server: TestCluster, token: AccountCluster, roleArn?: string): Promise<void> {
-  const res = await api('PUT', `/v1/clusters/${name}`, { endpoint: { server: server.server, insecureSkipTlsVerify: true, tokenSecretArn: secretArn[token.name], ...(roleArn ? { roleArn } : {}) } });
+async function register(name: string, server: TestCluster, token: AccountCluster, roleArn?: string, labels?: Record<string, string>): Promise<void> {
+  const res = await api('PUT', `/v1/clusters/${name}`, { endpoint: { server: server.server, insecureSkipTlsVerify: true, tokenSecretArn: secretArn[token.name], ...(roleArn ? { roleArn } : {}) }, ...(labels ? { labels } : {}) });
   assert.equal(res.status, 201, res.text);
 }
 
@@ -147,8 +150,9 @@ before(async () => {
     ServeProcess.start(home, ['--resync-seconds', '5'], localEnv(alpha.kubeconfigPath('rollouts'))),
   ]);
   await Promise.all([provisionAccount(ALPHA, alpha), provisionAccount(BETA, beta)]);
-  await register(ALPHA.name, alpha, ALPHA, ALPHA.roleArn);
-  await register(BETA.name, beta, BETA, BETA.roleArn);
+  // Labels for the fleet release: alpha is the canary ring, beta the rest.
+  await register(ALPHA.name, alpha, ALPHA, ALPHA.roleArn, { fleet: 'two-accounts', ring: 'canary' });
+  await register(BETA.name, beta, BETA, BETA.roleArn, { fleet: 'two-accounts', ring: 'main' });
 });
 
 after(async () => {
@@ -221,6 +225,62 @@ describe('two clusters in two accounts, released at once by local mode and by th
       const history = await store.listHistory(key);
       assert.ok(history.some((h) => h.type === 'Release Completed'), `${key.cluster}: ${history.map((h) => h.type).join(', ')}`);
     }
+  });
+
+  test('a fleet release across both accounts: wave "canary" completes in alpha, and only after its approval does wave "main" release beta, all through the deployed API, queues and reconciles', async () => {
+    const { alpha, beta } = planes;
+    // The same namespace and Deployment in both clusters: the fleet's workload.
+    const namespace = 'fleet';
+    for (const plane of [alpha, beta]) {
+      await plane.admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
+      await plane.createDeployment(namespace, 'web', { replicas: 3, image: 'registry.invalid/web:v1' });
+    }
+    const applied = await api('PUT', '/v1/fleets/web', {
+      apiVersion: 'rollouts.serverless-rollouts.io/v1alpha1', kind: 'FleetRollout', metadata: { name: 'web' },
+      spec: {
+        workload: { namespace, kind: 'Deployment', name: 'web' },
+        clusterSelector: { matchLabels: { fleet: 'two-accounts' } },
+        template: { spec: { strategy: { canary: { steps: STEPS } } } },
+        waves: [{ name: 'canary', selector: { matchLabels: { ring: 'canary' } }, after: { approval: true } }, { name: 'main' }],
+      },
+    });
+    assert.equal(applied.status, 201, applied.text);
+    assert.deepEqual((JSON.parse(applied.text) as { clusters: string[] }).clusters.sort(), [ALPHA.name, BETA.name]);
+    const members: RolloutKey[] = [ALPHA.name, BETA.name].map((cluster) => ({ cluster, namespace, name: 'web' }));
+    const [alphaMember, betaMember] = members as [RolloutKey, RolloutKey];
+    const fleet = async () => (await store.loadFleet('web')).state.state;
+    await fns.deliverUntil(async () => (await Promise.all(members.map(deployedState))).every((s) => s.stableRevision !== null), 'the fleet\'s member Rollouts to adopt the Deployment in alpha and in beta');
+
+    const released = await api('POST', '/v1/fleets/web/release', { images: { app: 'registry.invalid/web:v2' } });
+    assert.equal(released.status, 202, released.text);
+    await fns.deliverUntil(async () => (await fleet()).release?.waves[0]?.state === 'AfterWave', 'wave "canary" to complete in alpha and wait for approval');
+    const waiting = await fleet();
+    assert.equal(waiting.phase, 'Progressing', waiting.message);
+    assert.equal(waiting.cause?.kind, 'Approval', waiting.message);
+    assert.equal(waiting.cause?.wave, 'canary', waiting.message);
+    assert.deepEqual(waiting.release?.waves.map((w) => w.members.map((m) => `${m.cluster} ${m.status}`)), [[`${ALPHA.name} Completed`], [`${BETA.name} Waiting`]]);
+    assert.equal((await deployedState(alphaMember)).phase, 'Completed');
+    const v1 = Array(3).fill('registry.invalid/web:v1 Ready');
+    const v2 = Array(3).fill('registry.invalid/web:v2 Ready');
+    assert.deepEqual(await images(alpha, namespace), v2, 'alpha released');
+    assert.deepEqual(await images(beta, namespace), v1, 'beta not released before the approval');
+    const betaTemplate = (await beta.admin.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'web', namespace })).spec?.template.spec?.containers[0]?.image;
+    assert.equal(betaTemplate, 'registry.invalid/web:v1', 'beta\'s template is changed only when its wave opens');
+
+    const approved = await api('POST', '/v1/fleets/web/approve', {});
+    assert.equal(approved.status, 202, approved.text);
+    await fns.deliverUntil(async () => (await fleet()).phase === 'Completed', 'wave "main" to release beta and the fleet release to complete');
+    assert.deepEqual(await images(beta, namespace), v2, 'beta released');
+    assert.deepEqual(await images(alpha, namespace), v2, 'alpha still on v2');
+    assert.equal((await deployedState(betaMember)).phase, 'Completed');
+    // Wave "main" started once wave "canary" had completed, and beta's release once alpha's had.
+    const history = await store.listFleetHistory('web');
+    const at = (type: string, wave: string) => history.find((h) => h.type === type && h.wave === wave)?.at ?? '';
+    const canaryDone = at('Fleet Wave Completed', 'canary');
+    assert.ok(canaryDone !== '' && canaryDone <= at('Fleet Wave Started', 'main'), history.map((h) => `${h.at} ${h.type} ${h.wave ?? ''}`).join('\n'));
+    const first = async (key: RolloutKey, type: string) => (await store.listHistory(key)).find((h) => h.type === type)?.at ?? '';
+    const alphaDone = await first(alphaMember, 'Release Completed');
+    assert.ok(alphaDone !== '' && alphaDone <= await first(betaMember, 'Release Started'), 'beta started after alpha completed');
   });
 
   test('beta registered with alpha\'s token (alpha\'s secret, through alpha\'s role): beta\'s apiserver answers 401, the rollout is Degraded saying so, the Deployment untouched', async () => {
