@@ -30,9 +30,11 @@ export function progress(d: Draft): void {
     progressSteps(d, rel);
     if (!rel.finalizing) return;
   }
-  // The last moves take pods away from the revision the canary Service selects (a rollback's or an
-  // undo's, the stable ones of a release): the router goes back to the user's routing first.
-  if (!restoreRouting(d, rel.kind === 'release' ? 'the release is finishing' : `${rel.kind} to revision ${rel.targetRevision}`)) return;
+  // The last moves take pods away: the router goes back to the user's routing first. A release's
+  // also replace the stable pods, so the Services are restored before them (the stable Service must
+  // select the new pods); a rollback's or an undo's remove only pods the narrowed stable Service
+  // never selected, so its Services are restored once they are gone (finalize).
+  if (!restoreRouting(d, finishingWhy(rel), rel.kind === 'release')) return;
   finalize(d, rel);
 }
 
@@ -303,6 +305,8 @@ function finalize(d: Draft, rel: Release): void {
     d.requeue(HANDOVER_REQUEUE_SECONDS);
     return;
   }
+  // Every pod on the target: the Services back as the user had them before the workload is (routing.ts).
+  if (!restoreRouting(d, finishingWhy(rel))) return;
   if (view.held && !view.nativeComplete) {
     // Let the native controller take the finished revision as its own and record completion.
     d.actions.push({ type: 'release-hold' });
@@ -315,6 +319,10 @@ function finalize(d: Draft, rel: Release): void {
   }
   d.actions.push({ type: 'hold' });
   complete(d, rel);
+}
+
+function finishingWhy(rel: Release): string {
+  return rel.kind === 'release' ? 'the release is finishing' : `${rel.kind} to revision ${rel.targetRevision}`;
 }
 
 function complete(d: Draft, rel: Release): void {

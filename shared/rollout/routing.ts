@@ -47,10 +47,13 @@ export function isOriginalRouting(view: TrafficView): boolean {
 }
 
 /**
- * Put the user's routing back: set-traffic(null), the grace period, then restore-services. True once
- * it is back (then pods may be removed); false while this pass emitted a routing action or waits.
+ * Put the user's routing back: set-traffic(null), the grace period, then (with `services`)
+ * restore-services. True once it is back, or without `services` once the router sends the canary
+ * nothing (then its pods may be removed: the narrowed stable Service never selected them, so
+ * removing them first and restoring the Services after is the safer order for a rollback); false
+ * while this pass emitted a routing action or waits.
  */
-export function restoreRouting(d: Draft, why: string): boolean {
+export function restoreRouting(d: Draft, why: string, services = true): boolean {
   const routed = routedOf(d);
   if (!routed) return true;
   const { routing, view } = routed;
@@ -67,6 +70,7 @@ export function restoreRouting(d: Draft, why: string): boolean {
     return false;
   }
   if (!graceOver(d, routing, view, ORIGINAL)) return false;
+  if (!services) return true;
   d.actions.push({ type: 'restore-services' });
   d.emit(EVENT.TrafficRestored, `${view.router} is back on the original routing; Service ${routing.service} restored, ${routing.service}-canary removed (${why})`);
   wait(d, view, `restoring Service ${routing.service} and removing ${routing.service}-canary`);
@@ -86,7 +90,9 @@ export function routeBeforeMoves(d: Draft, rel: Release, traffic: StepTraffic | 
   const { routing, view } = routed;
   const canary = view.revisionValues[rel.targetRevision];
   if (view.canarySelects !== null && view.canarySelects !== canary) {
-    return restoreRouting(d, `Service ${routing.service}-canary selects pods this release replaces`);
+    // Its pods go with this batch: the router first stops sending them requests; the canary Service
+    // follows the new revision once its batch is Available.
+    if (!restoreRouting(d, `Service ${routing.service}-canary selects pods this release replaces`, false)) return false;
   }
   if (traffic === undefined) return restoreRouting(d, `step ${rel.stepIndex + 1} has no traffic`);
   const stable = view.revisionValues[rel.stableRevision];

@@ -8,7 +8,7 @@ import type { RolloutSpec } from '../rollout/types.ts';
 import { albProvider } from './alb/albIngress.ts';
 import { gatewayProvider } from './gateway/httpRoute.ts';
 import { nginxProvider } from './nginx/canaryIngress.ts';
-import type { ProviderRbac, ProviderType, TrafficProviderUnit } from './provider.ts';
+import type { ProviderRbac, ProviderType, RouterResource, TrafficProviderUnit } from './provider.ts';
 
 export const TRAFFIC_PROVIDERS: Readonly<{ [T in ProviderType]: TrafficProviderUnit }> = Object.freeze({
   gateway: gatewayProvider,
@@ -21,6 +21,17 @@ export const SERVICES_RBAC: ProviderRbac = {
   reconcile: [{ apiGroup: '', resource: 'services', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }],
   view: [{ apiGroup: '', resource: 'services', verbs: ['get', 'list'] }],
 };
+
+/** Every kind the providers read or write (their routers, their watches) and the Services: what a cluster client must know beyond Kubernetes' own. */
+export const TRAFFIC_RESOURCES: readonly RouterResource[] = Object.freeze(dedupe([
+  ...Object.values(TRAFFIC_PROVIDERS).flatMap((p) => [p.router, ...p.watches]),
+  { apiVersion: 'v1', kind: 'Service', resource: 'services' },
+]));
+
+function dedupe(resources: readonly RouterResource[]): RouterResource[] {
+  const byKind = new Map(resources.map((r) => [`${r.apiVersion}/${r.kind}`, { apiVersion: r.apiVersion, kind: r.kind, resource: r.resource }]));
+  return [...byKind.values()];
+}
 
 export function providerTypeOf(routing: TrafficRouting): ProviderType {
   return routing.provider.type === 'gateway' ? 'gateway' : routing.provider.classType;

@@ -85,20 +85,32 @@ describe('plan with traffic routing: the order of Services, weights and pod move
     assert.equal(d.state.phase, 'Aborted');
   });
 
-  it('on abort, sends no request to a canary pod that goes: the original routing, the grace period and the Services come before any canary pod is removed', () => {
+  it('on abort, sends no request to a canary pod that goes: the original routing and the grace period come before any canary pod is removed, the Services once they are gone', () => {
     const d = new Driver(new RoutedSim(10), routedSpec());
     d.settle();
     d.sim.setImage('app:v2');
     runUntil(d, () => d.state.release?.stepState === 'StepPaused');
     runUntil(d, () => d.state.release?.stepIndex === 1 && d.state.release.stepState === 'StepPaused', [command({ type: 'approve' })]);
     const from = d.results.length;
+    const abortAt = d.now.getTime();
+    const canaryPods: number[] = [];
+    const times: number[] = [];
+    const original = d.step.bind(d);
+    d.step = (cmds: Command[] = []): PlanResult => {
+      canaryPods.push(d.sim.count(V2));
+      times.push(d.now.getTime());
+      return original(cmds);
+    };
     runUntil(d, () => d.state.release === null, [command({ type: 'abort' })]);
     const passes = d.results.slice(from);
     const firstShrink = passes.findIndex((r) => r.actions.some((a) => a.type === 'distribute' && (a.distribution[V2] ?? 0) < 5) || r.actions.some((a) => a.type === 'restore-template'));
     const restored = passes.findIndex((r) => r.actions.some((a) => a.type === 'restore-services'));
     const unrouted = passes.findIndex((r) => r.actions.some((a) => a.type === 'set-traffic' && a.traffic === null));
-    assert.ok(unrouted === 0, 'the abort\'s first pass takes the canary out of the route');
-    assert.ok(unrouted < restored && restored < firstShrink, `set-traffic(null) ${unrouted} < restore-services ${restored} < first canary pod removed ${firstShrink}`);
+    assert.equal(unrouted, 0, 'the abort\'s first pass takes the canary out of the route, and moves no pod');
+    assert.ok(unrouted < firstShrink && firstShrink < restored, `set-traffic(null) ${unrouted} < first canary pod removed ${firstShrink} < restore-services ${restored}`);
+    assert.ok(passes[0]!.actions.every((a) => a.type !== 'distribute' && a.type !== 'restore-template'));
+    assert.ok((times[firstShrink] ?? 0) - abortAt >= 3000, 'the grace period (3 s) passes before the first canary pod goes');
+    assert.equal(canaryPods[restored], 0, 'the stable Service takes its selector back once no canary pod is left');
     assert.equal(d.state.phase, 'Aborted');
     assert.deepEqual([routed(d).traffic, routed(d).stableNarrowedTo, routed(d).canarySelects], [null, null, null]);
   });
