@@ -17,7 +17,7 @@ import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 import { startDynalite } from './dynalite.ts';
 import { CollectingPublisher } from './fakes/collectingPublisher.ts';
 import { InvariantWatcher, type WatchOptions } from './invariants.ts';
-import type { AuditPolicyRule } from '../../shared/adapters/local/controlPlane.ts';
+import type { AuditPolicyRule, ControlPlaneOptions } from '../../shared/adapters/local/controlPlane.ts';
 import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
 import { TestClock } from './testClock.ts';
 import { WorkloadHandle, type WorkloadOptions, type WorkloadSnapshot } from './workloads.ts';
@@ -60,10 +60,12 @@ export class Engine {
   /**
    * `auditLog`: record the product user's requests at the apiserver (cluster.auditEvents());
    * `auditRules`: record more (ControlPlaneOptions.auditRules); `nodes`: fake nodes (default 3);
-   * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity()).
+   * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity());
+   * `extraUsers`: static-token users beside the product's (a data plane's, test/support/dataplane/).
    */
-  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean; kruise?: boolean } = {}): Promise<Engine> {
+  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean; kruise?: boolean; extraUsers?: ControlPlaneOptions['extraUsers'] } = {}): Promise<Engine> {
     const cluster = await startTestCluster({
+      ...(opts.extraUsers ? { extraUsers: opts.extraUsers } : {}),
       podReadyDelayMs: opts.podReadyDelayMs ?? 300,
       auditLog: opts.auditLog ?? false,
       kruise: opts.kruise ?? false,
