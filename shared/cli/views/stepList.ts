@@ -3,6 +3,7 @@
 import { batchTarget } from '../../rollout/arithmetic.ts';
 import { stepPauseLabel } from '../../rollout/spec.ts';
 import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
+import { describeTraffic } from '../../rollout/trafficTypes.ts';
 import { formatTable } from '../table.ts';
 import { ICON } from '../../client/symbols.ts';
 import { secondsLeft, stepStatus } from '../../client/progress.ts';
@@ -56,6 +57,8 @@ export function renderSteps(spec: RolloutSpec, state: ReleaseState, replicas: nu
     }
     const pods = replicas === null ? '' : `${batchTarget(spec.workloadRef.kind, step.replicas, replicas)}/${replicas}`;
     const pause = step.pause.type === 'none' ? '' : `pause: ${stepPauseLabel(step.pause)}`;
+    // A routed Rollout shows what each step sends to the canary (none: the user's own routing).
+    if (spec.trafficRouting) return [mark, `${i + 1}.`, `replicas: ${step.replicas}`, pods, `traffic: ${step.traffic ? describeTraffic(step.traffic) : 'original'}`, pause, note];
     return [mark, `${i + 1}.`, `replicas: ${step.replicas}`, pods, pause, note];
   });
   const lines = formatTable(rows).split('\n').map((l) => `  ${l}`.trimEnd());
