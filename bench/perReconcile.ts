@@ -13,6 +13,7 @@ import { sweepDue } from '../shared/reconcile/sweep.ts';
 import { DEFAULT_RESYNC_PERIOD_SECONDS } from '../shared/app/config.ts';
 import { reconcile, type ReconcileResult } from '../shared/reconcile/reconcile.ts';
 import { MemoryQueue } from './testbed/fakes/memoryQueue.ts';
+import { queueKeyString } from '../shared/fleet/key.ts';
 import { Engine, type Scenario } from './testbed/engine.ts';
 import { awaitingApproval } from './testbed/pipeline.ts';
 import { KUBE_READS, KUBE_WRITES } from './lib/audit.ts';
@@ -71,7 +72,7 @@ async function run(ctx: BenchContext): Promise<PerReconcileResult> {
       const queue = new MemoryQueue();
       const now = new Date();
       await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: DEFAULT_RESYNC_PERIOD_SECONDS * 1000 }, { from: new Date(now.getTime() - DEFAULT_RESYNC_PERIOD_SECONDS * 1000), to: now });
-      if (!queue.sent.some((m) => m.key.namespace === s.key.namespace)) throw new Error('the resync window did not find the rollout');
+      if (!queue.sent.some((m) => queueKeyString(m.key) === queueKeyString(s.key))) throw new Error('the resync window did not find the rollout');
       samples.noopResync.push(await measure(engine, s, () => reconcile(s.key, engine.deps())));
     }
     for (let r = 0; r < RELEASES; r += 1) {

@@ -1,7 +1,7 @@
 // Area 4 — one sweep at fleet scale: 0, 100 and 1000 active releases in the state store (STATE
 // items written through DynamoStateStore, so the due-index attributes are exactly what reconcile
 // writes), and 1000 managed idle rollouts (SPEC items: their resync entries; one tick of the
-// default 1-minute sweep resyncs the fifth of them whose turn falls in its window), then the sweep core (shared/app/sweep.ts, what the sweep Lambda runs): queryDue over the
+// default 1-minute sweep resyncs the fifth of them whose turn falls in its window), then the sweep core (shared/reconcile/sweep.ts, what the sweep Lambda runs): queryDue over the
 // due-GSI shards on dynalite, then every due key handed to our SQS adapter (SqsReconcileQueue:
 // FIFO entries with group and deduplication ids, SendMessageBatch of 10) over an in-process SQS
 // client that accepts every batch at once. Not moto: its FIFO SendMessageBatch slows down with the

@@ -89,7 +89,7 @@ const schema = z.object({
   notifications: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()),
   notificationEmail: z.email().optional(),
   reconcileConcurrency: z.coerce.number().int().min(2).max(1000),
-  // At least the sweep's one-minute rate (shared/config.ts checks the same at cold start).
+  // At least the sweep's one-minute rate (shared/app/config.ts checks the same at cold start).
   resyncPeriodSeconds: z.coerce.number().int().min(60).max(86_400),
   vpc: vpcSchema.optional(),
   checks: checksSchema,
@@ -99,7 +99,7 @@ export interface DeployParameters {
   readonly clusters: readonly ClusterParameter[];
   /**
    * `on-demand` (default): the watch-proxy runs only while some release is moving pods, started by
-   * the reconcile (shared/app/watcherDemand.ts); `always`: it runs all the time on an overlapping
+   * the reconcile (shared/watch/watcherDemand.ts); `always`: it runs all the time on an overlapping
    * schedule; `none`: no watches, the re-runs, the sweep and the resync drive progress.
    */
   readonly watchProxyMode: WatchProxyMode;

@@ -6,7 +6,6 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FunctionUrlAuthType } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { watchEventSource } from '../shared/adapters/eventbridge/watchEventSink.ts';
 import { ENV } from '../shared/app/config.ts';
 import { ClusterAccess, KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from './constructs/ClusterAccess.ts';
 import type { ClusterPrincipal } from './constructs/ClusterAccess.ts';
@@ -25,8 +24,6 @@ import type { ChecksParameter, DeployParameters } from './parameters.ts';
 
 /** Source of our transition events (ROLLOUTS_EVENT_SOURCE). */
 export const EVENT_SOURCE = 'serverless-rollouts';
-/** Source of the watch-proxy's events (the sink derives it from ROLLOUTS_EVENT_SOURCE), routed to the trigger queue. */
-export const WATCH_EVENT_SOURCE = watchEventSource(EVENT_SOURCE);
 
 /** Hook and gate calls fit in it (shared/rollout/checkSchema.ts MAX_CALL_TIMEOUT_SECONDS). */
 const RECONCILE_TIMEOUT = Duration.seconds(30);
@@ -55,22 +52,18 @@ export class ServerlessRolloutsStack extends Stack {
       // AWS's recommendation for Lambda event sources: 6× the function timeout.
       visibilityTimeout: Duration.seconds(RECONCILE_TIMEOUT.toSeconds() * 6),
     });
-    // Scheduler ticks and watch events that could not be delivered (not messages that failed in reconcile).
+    // Scheduler ticks and notification events that could not be delivered (not messages that failed in reconcile).
     const deliveryDlq = secureQueue(this, 'DeliveryDlq', { retentionPeriod: DLQ_RETENTION });
     Validations.of(deliveryDlq).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself a dead-letter queue: the DLQ of the Scheduler schedules and of the watch-events rule target '
+      reason: 'This queue is itself a dead-letter queue: the DLQ of the Scheduler schedules and of the notification rule targets '
         + '(cdk-nag only recognises DLQs named in another queue\'s redrive policy).',
     });
-    const events = new RolloutEventBus(this, 'Events', {
-      watchEventSource: WATCH_EVENT_SOURCE,
-      triggerQueue: queues.trigger,
-      deadLetterQueue: deliveryDlq,
-    });
+    const events = new RolloutEventBus(this, 'Events');
 
     const wakeSchedules = new WakeSchedules(this, 'WakeSchedules', { triggerQueue: queues.trigger });
 
-    // loadConfig (shared/config.ts) validates the whole configuration at cold start, so every
+    // loadConfig (shared/app/config.ts) validates the whole configuration at cold start, so every
     // function gets every required variable, whichever it uses.
     const environment = {
       ...wakeSchedules.environment,
@@ -155,8 +148,8 @@ export class ServerlessRolloutsStack extends Stack {
       const watchProxy = new ControllerFunction(this, 'WatchProxy', {
         name: 'watch-proxy',
         description: onDemand
-          ? 'serverless-rollouts: while releases move pods, watch the clusters and forward changes to the event bus'
-          : 'serverless-rollouts: watch the clusters and forward changes to the event bus',
+          ? 'serverless-rollouts: while releases move pods, watch the clusters and send changes to the work queue'
+          : 'serverless-rollouts: watch the clusters and send changes to the work queue',
         // It mostly waits on open watch connections: its duration is what it costs (npm run bench).
         // 256 MB is plenty for that; only its cold start would get faster with more.
         memorySize: 256,
@@ -168,7 +161,8 @@ export class ServerlessRolloutsStack extends Stack {
       });
       // Query: the rollout catalogue and specs; GetItem: cluster registrations (RegisteredClusterProvider).
       watchProxy.grant(tableItems(state, ['Query', 'GetItem']));
-      watchProxy.grant(putEvents(events.bus.eventBusArn, WATCH_EVENT_SOURCE));
+      // Its notices go straight to the work queue (shared/watch/queueSink.ts): SendMessage there, nothing else.
+      watchProxy.grant(sendTo(queues.work.queueArn));
       if (onDemand) {
         // The reconcile starts watchers (an asynchronous invoke) and both keep the lease item.
         const watcherSeconds = ON_DEMAND_WATCH_TIMEOUT.toSeconds() - WATCH_MARGIN_SECONDS;

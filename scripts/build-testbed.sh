@@ -93,7 +93,7 @@ build_kruise() {
   if [[ -x "$out/bin/kruise-manager" && -f "$out/webhooks.yaml" ]]; then echo "testbed: kruise $KRUISE_VERSION cached at $out"; return; fi
   need_go kruise-manager
   # kruise's go.mod pins k8s.io/* with replace directives, so `go install …@version` refuses it:
-  # build a writable copy of the module with its own go.sum (../shared/reference/kruise-workloads.md).
+  # build a writable copy of the module with its own go.sum.
   local src; src=$(go mod download -json "github.com/openkruise/kruise@$KRUISE_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   cp -r "$src" "$WORK/kruise" && chmod -R u+w "$WORK/kruise" && cd "$WORK/kruise"
   # Tests listen on loopback only; this version hard-codes the webhook server's host and has no flag.

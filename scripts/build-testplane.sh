@@ -2,7 +2,7 @@
 # Builds the real Kubernetes test control plane from Go modules (no Docker, no downloads besides the
 # Go module proxy): etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok.
 # The result is cached outside the repository, keyed by version, and the script does nothing when
-# every binary is already there. See ../shared/reference/k8s-testplane.md for the recipe.
+# every binary is already there.
 set -euo pipefail
 
 K8S_VERSION="${K8S_VERSION:-1.34.4}"   # newest 1.34 patch on the proxy; builds with Go 1.26 (see README)

@@ -4,14 +4,17 @@
 // (shared/app, shared/local) wire one to the other. docs/architecture.md draws the layers; nothing
 // here imports more than the core's types and the Kubernetes wire shapes.
 //
-// A queue key is a RolloutKey today. The fleet pass (a key of its own, F#<name>) and anything else
-// the pipeline may run will widen it: the queue, the wake-ups and the batch never look inside a key
-// beyond rolloutKeyString (shared/rollout/key.ts).
+// A queue key (QueueKey, shared/fleet/key.ts) is a rollout's or a fleet's (F#<name>): the queue, the
+// wake-ups and the batch never look inside a key beyond queueKeyString.
 import type { KubeObject, KubeWrite, ObjectRef } from './kube/types.ts';
 import type { Cause } from './rollout/cause.ts';
 import type { Invocation, InvocationResult } from './rollout/checkTypes.ts';
 import type { Command, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec } from './rollout/types.ts';
 import type { ClusterPlacement } from './fleet/clusters.ts';
+import type { QueueKey } from './fleet/key.ts';
+import type { FleetCommand, FleetEvent, FleetSpec, FleetState, MemberCommand } from './fleet/types.ts';
+
+export type { QueueKey } from './fleet/key.ts';
 
 // ---- Clock --------------------------------------------------------------------------------------
 
@@ -56,6 +59,9 @@ export interface HistoryEntry {
   cause?: Cause | null;
   /** The command that caused it, if one did. */
   commandId?: string | null;
+  /** A fleet's entries: the wave and the member cluster it concerns, when one does. */
+  wave?: string | null;
+  cluster?: string | null;
 }
 
 /** Side effects recorded atomically with a STATE write, flushed after it (transactional outbox). */
@@ -74,6 +80,37 @@ export interface StoredState {
 export interface LoadedRollout {
   spec: StoredSpec | null;
   state: StoredState;
+}
+
+// ---- Fleets (docs/fleet.md, "State model"): items under F#<name> in the same table -------------
+
+export interface StoredFleetSpec {
+  spec: FleetSpec;
+  specVersion: number;
+  /** The FleetRollout as the user applied it, returned by `fleet get`. */
+  document: unknown;
+}
+
+/**
+ * A fleet pass's side effects, recorded with its STATE and sent after it: history, events, and the
+ * commands for its members (each recorded on its member once, by id, then the member enqueued).
+ */
+export interface FleetOutbox {
+  history: HistoryEntry[];
+  events: FleetEvent[];
+  memberCommands: MemberCommand[];
+}
+
+export interface StoredFleetState {
+  state: FleetState;
+  /** 0 when no STATE item exists yet. */
+  version: number;
+  outbox: FleetOutbox;
+}
+
+export interface LoadedFleet {
+  spec: StoredFleetSpec | null;
+  state: StoredFleetState;
 }
 
 /** How to reach a cluster, and (ClusterPlacement) its labels and time zone for fleets (shared/fleet/clusters.ts). */
@@ -107,16 +144,30 @@ export interface StateStore {
   listRollouts(filter?: { cluster?: string; namespace?: string }): Promise<RolloutKey[]>;
   /** Record a command on STATE once (a duplicate id is a no-op). */
   recordCommand(key: RolloutKey, command: Command): Promise<'recorded' | 'duplicate'>;
-  /** Keys whose nextWakeAt <= now, from the sparse due-GSI. */
-  queryDue(now: Date, limit?: number): Promise<RolloutKey[]>;
+  /** Keys (rollouts and fleets) whose nextWakeAt <= now, from the sparse due-GSI. */
+  queryDue(now: Date, limit?: number): Promise<QueueKey[]>;
   /**
    * Keys of the rollouts (every one with a SPEC) whose resync instant, once per `periodMs`, falls
    * in the window (from, to], from their permanent resync entries in the due-GSI.
    */
-  queryResync(from: Date, to: Date, periodMs: number): Promise<RolloutKey[]>;
+  queryResync(from: Date, to: Date, periodMs: number): Promise<QueueKey[]>;
   putCluster(reg: ClusterRegistration): Promise<void>;
   getCluster(name: string): Promise<ClusterRegistration | null>;
   listClusters(): Promise<ClusterRegistration[]>;
+
+  /** SPEC + STATE of one fleet in one Query. */
+  loadFleet(name: string): Promise<LoadedFleet>;
+  /** Conditional on the STATE version read; StaleStateError when someone else wrote first. */
+  saveFleetState(name: string, next: { state: FleetState; outbox: FleetOutbox }, expectedVersion: number): Promise<number>;
+  /** Conditional on the specVersion read (0 = must not exist). Returns the new specVersion. */
+  putFleetSpec(name: string, spec: FleetSpec, document: unknown, expectedSpecVersion: number): Promise<number>;
+  /** Deletes the fleet's SPEC, STATE and history (its members are the fleet pass's to delete first). */
+  deleteFleet(name: string): Promise<void>;
+  /** Names of the fleets with a SPEC, sorted. */
+  listFleets(): Promise<string[]>;
+  recordFleetCommand(name: string, command: FleetCommand): Promise<'recorded' | 'duplicate'>;
+  putFleetHistory(name: string, entries: HistoryEntry[]): Promise<void>;
+  listFleetHistory(name: string): Promise<HistoryEntry[]>;
 }
 
 // ---- Clusters (Kubernetes) ----------------------------------------------------------------------
@@ -188,6 +239,8 @@ export interface CallRunner {
 /** Transitions, for people and rules (EventBridge deployed, printed lines in local mode). */
 export interface EventPublisher {
   publish(events: RolloutEvent[]): Promise<void>;
+  /** A fleet's transitions (detail-types "Fleet …", schemas/fleet-event.schema.json). */
+  publishFleet(events: FleetEvent[]): Promise<void>;
 }
 
 /** Detail of a "Workload Changed" notice: a watched object of this rollout's workload changed. */
@@ -196,7 +249,7 @@ export interface WorkloadChange extends RolloutKey {
   reasons: string[];
 }
 
-/** Where the watch-proxy's coalesced notices go (EventBridge → trigger queue, or local mode's queue). */
+/** Where the watch-proxy's coalesced notices go: the work queue (deployed: the FIFO queue, shared/watch/queueSink.ts; local mode: its keyed queue). */
 export interface WatchSink {
   send(changes: WorkloadChange[]): Promise<void>;
 }
@@ -206,12 +259,15 @@ export interface WatchSink {
 /** The workqueue (controller-runtime's, made of SQS deployed): one key is never reconciled twice at once. */
 export interface ReconcileQueue {
   /** Ask for a reconcile of `key`, optionally after a delay; duplicates within the dedup window collapse. */
-  enqueue(key: RolloutKey, opts?: { delaySeconds?: number; reason?: string }): Promise<void>;
+  enqueue(key: QueueKey, opts?: { delaySeconds?: number; reason?: string }): Promise<void>;
 }
 
-/** A queue that may also send many keys in few requests (SqsReconcileQueue does): the sweep's. */
+/** A queue that may also send many keys in few requests (SqsReconcileQueue does): the sweep's and the watch-proxy's. */
 export interface BatchingQueue extends ReconcileQueue {
-  enqueueAll?(keys: RolloutKey[], opts: { reason: string }): Promise<void>;
+  /** One message per key and call: a key sent twice in one sweep tick is one message. */
+  enqueueAll?(keys: QueueKey[], opts: { reason: string }): Promise<void>;
+  /** One message per key, never taken for the duplicate of an earlier send (watch notices, with their causes). */
+  enqueueEach?(items: { key: QueueKey; causes?: string[] }[], opts: { reason: string }): Promise<void>;
 }
 
 /**
@@ -228,9 +284,9 @@ export interface RunAgain {
 /** Schedules a reconcile of a key at an instant beyond the queue's own delays, and takes it back. */
 export interface WakeScheduler {
   /** Idempotent: scheduling the same key and instant again changes nothing. */
-  schedule(key: RolloutKey, at: Date): Promise<void>;
+  schedule(key: QueueKey, at: Date): Promise<void>;
   /** Removes the schedule of that key and instant if it still exists. */
-  cancel(key: RolloutKey, at: Date): Promise<void>;
+  cancel(key: QueueKey, at: Date): Promise<void>;
 }
 
 // ---- The on-demand watcher (shared/watch/watcherDemand.ts) --------------------------------------

@@ -25,7 +25,7 @@ export interface InfraValues {
   schedules: InfraSchedule[];
   eventSources: { queue: string; batchSize: number; maxConcurrency: number | null; batchingWindowSeconds: number | null }[];
   alarms: number;
-  /** watch-proxy: it stops this long before its timeout (shared/config.ts default). */
+  /** watch-proxy: it stops this long before its timeout (shared/app/config.ts default). */
   watchMarginSeconds: number;
   /** Every managed rollout is reconciled at least this often (ROLLOUTS_RESYNC_PERIOD_SECONDS of the sweep). */
   resyncPeriodSeconds: number;

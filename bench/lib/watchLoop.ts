@@ -3,21 +3,23 @@
 // reconcile worker over the Engine's deps (dynalite with its request counter, the least-privilege
 // Kubernetes client, the Meter). startLocalMode (shared/local/localMode.ts) runs these same parts,
 // but with its own embedded DynamoDB and meter, which a benchmark cannot count.
+import { isFleetQueueKey, queueKeyString } from '../../shared/fleet/key.ts';
 import { performance } from 'node:perf_hooks';
 import { DynamoStateStore } from '../../shared/adapters/dynamodb/stateStore.ts';
 import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
-import { queueWatchSink, reconcileWorker } from '../../shared/local/adapters.ts';
+import { reconcileWorker } from '../../shared/local/adapters.ts';
+import { queueWatchSink } from '../../shared/watch/queueSink.ts';
 import { Meter } from '../../shared/meter.ts';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile.ts';
 import type { WatchSink } from '../../shared/ports.ts';
-import { runWatchProxy } from '../../shared/watch/watchProxy.ts';
+import { DEFAULT_WINDOW_MS, runWatchProxy } from '../../shared/watch/watchProxy.ts';
 import type { Engine } from '../testbed/engine.ts';
 
 /**
- * Local mode's tuning (shared/local/localMode.ts passes these to runWatchProxy; they are not
- * exported): a 50 ms coalescing window (leading edge, then trailing) and a catalogue refresh every 5 s.
+ * Local mode's tuning (shared/local/localMode.ts): the deployed coalescing window (DEFAULT_WINDOW_MS,
+ * leading edge, then trailing) and a catalogue refresh every 5 s (passed there, not exported).
  */
-export const LOCAL_MODE_WATCH = { windowMs: 50, refreshMs: 5000 } as const;
+export const LOCAL_MODE_WATCH = { windowMs: DEFAULT_WINDOW_MS, refreshMs: 5000 } as const;
 
 export interface LoopRecord {
   /** performance.now() when the pass ended. */
@@ -46,10 +48,10 @@ export function startWatchLoop(engine: Engine, tuning: { windowMs: number; refre
     const t0 = performance.now();
     const out = await inner(key, reason);
     const endedAt = performance.now();
-    const result = results.get(`${key.namespace}/${key.name}`);
+    const result = results.get(isFleetQueueKey(key) ? queueKeyString(key) : `${key.namespace}/${key.name}`);
     if (result) records.push({ endedAt, reason, wallMs: endedAt - t0, result });
     return out;
-  }, { onError: (key, err) => console.error(`bench loop: reconcile ${key.namespace}/${key.name} failed: ${String(err)}`) });
+  }, { onError: (key, err) => console.error(`bench loop: reconcile ${queueKeyString(key)} failed: ${String(err)}`) });
   const sink = queueWatchSink(queue);
   const countingSink: WatchSink = {
     send: async (changes) => {

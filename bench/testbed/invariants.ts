@@ -1,39 +1,55 @@
 // Watches one namespace of the real test cluster during a release scenario and records every
-// breach of the contract the product promises (issue 10's definition):
+// breach of the contract the product promises (issues 10 and 23). No check is suspended for a
+// while: where native Kubernetes itself does not keep a rule at some moment, a narrower rule that
+// it keeps is judged instead, and the time or the checks each exemption covers are counted
+// (coverage(), bench/testbed/coverage.ts), each exemption with its native-behaviour test (NB-n in
+// test/integration/native.behaviour.test.ts, run with no reconciler of ours):
 //  1. availability: truly Available pods — Ready for at least the user's ORIGINAL minReadySeconds,
 //     whatever the (possibly inflated) field says — never fall below N − maxUnavailable (the user's
-//     budget, resolved against the live N), once the workload has first reached it;
-//  2. surge: the ReplicaSets never ask for more than N + maxSurge pods (the user's), the bound the
-//     native controller keeps too (live pods may overlap for a moment: one being deleted while its
-//     replacement is created). Not judged while kube-controller-manager is away (controllerAway(),
-//     and a grace period after it is back): a scale of the Deployment reaches its ReplicaSets only
-//     through the Deployment controller, so a natively managed Deployment breaks this bound too, and
-//     no pod is created or deleted meanwhile; what the ReplicaSets ask for once it is back is judged.
-//     Under the Partition strategy the reconciler is the Deployment's only scaler (the native
-//     controller leaves ReplicaSets alone on Recreate), so likewise while it is away (reconcilerAway());
+//     budget, resolved against the live N). After a scale-up, until the new pods make it, the
+//     Deployment controller's own rule is judged instead: no Available pod is deleted while fewer
+//     than N − maxUnavailable are Available (sync.go/rolling.go: old ReplicaSets are scaled down
+//     only by what Available pods above N − maxUnavailable allow; NB-1);
+//  2. surge: every write that makes a ReplicaSet ask for more pods (ours, the native controller's)
+//     leaves them asking for at most N + maxSurge (the user's), N as the Deployment had it when the
+//     write was made (resourceVersions order the two watches: the test control plane has one etcd).
+//     A scale-down by the user leaves the ReplicaSets above the new bound until the controller
+//     (under Partition, the reconciler) takes them down: not a write of anyone's, counted as
+//     exempt seconds ('scaleDownNotYetApplied', NB-2: a native Deployment keeps a scale-down's
+//     ReplicaSets while kube-controller-manager is away). Partition with maxSurge 0 only: one pod
+//     more (surgeAllowance), the first pod of a release, whose ReplicaSet must exist before the old
+//     one shrinks because the native controller sizes a lone active ReplicaSet to N (NB-3).
+//     Live pods (each ReplicaSet's counted up to what it asks for: the rest are being removed, and
+//     pods of no ReplicaSet of the Deployment in full) are judged the same way at each pod created;
 //  3. never Recreate behaviour: the Deployment is never seen unpaused on strategy Recreate;
 //  4. Partition strategy only (`partition: true`): the native Deployment controller changes no
-//     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas, or to
-//     size a lone active ReplicaSet to N (which it does paused or not, k8s-semantics §4), and
-//     creates no ReplicaSet (attribution from managedFields: the manager owning spec.replicas is the
-//     one that last set it; the Deployment's replica change may arrive on its watch after the
-//     ReplicaSet's, so a scale is judged a grace period later). Under MinReadySeconds the native
-//     controller is the one moving pods;
-//  5. approval gates, when a test sets them with capPods(): no more live pods of an image, and no
-//     ReplicaSet of that image asking for more, than the batch approved so far; under
-//     MinReadySeconds plus what a scale-up by the user added since (the controller spreads it over
-//     both revisions, README "Deployment strategies").
+//     ReplicaSet's replicas except to propagate a change of the Deployment's own replicas made
+//     since that ReplicaSet's previous change, or to size a lone active ReplicaSet to N (which it
+//     does paused or not: Kubernetes' pkg/controller/deployment/sync.go, scale; NB-3), and creates no ReplicaSet (attribution from
+//     managedFields: the manager owning spec.replicas is the one that last set it). Under
+//     MinReadySeconds the native controller is the one moving pods;
+//  5. approval gates, when a test sets them with capPods()/capStep(): no write adds pods of an
+//     image beyond the step approved so far (bench/testbed/approvalCaps.ts: under MinReadySeconds
+//     plus the share the controller's proportional scaling gives it, bench/testbed/proportionalScale.ts).
+// A write seen on the ReplicaSet or pod watch before the Deployment change that explains it (two
+// watches) is judged once the Deployment watch has passed it (settle() at the end judges the rest).
 // The user's budget is what the Deployment had when the watcher started (at rest), unless given.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApprovalCaps } from './approvalCaps.ts';
-import { watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
-import { resolveRollingBudget } from '../../shared/rollout/arithmetic.ts';
+import { Coverage, type InvariantCoverage, type Window } from './coverage.ts';
+import { rawGet, watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
+import { proportionalSizes } from './proportionalScale.ts';
+import { resolveRollingBudget, scaledValue } from '../../shared/rollout/arithmetic.ts';
 import type { IntOrPercent } from '../../shared/rollout/types.ts';
 
 type Obj = {
-  metadata: { name: string; resourceVersion?: string; generation?: number; deletionTimestamp?: string; annotations?: Record<string, string>; managedFields?: { manager?: string; fieldsV1?: Record<string, unknown> }[] };
+  metadata: {
+    name: string; resourceVersion?: string; generation?: number; deletionTimestamp?: string; creationTimestamp?: string;
+    annotations?: Record<string, string>; ownerReferences?: { kind?: string; name?: string }[];
+    managedFields?: { manager?: string; fieldsV1?: Record<string, unknown> }[];
+  };
   spec?: Record<string, unknown>;
-  status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[]; observedGeneration?: number };
+  status?: { conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[]; observedGeneration?: number; replicas?: number };
 };
 
 /** What the user set on the Deployment before any release. */
@@ -49,22 +65,26 @@ export interface WatchOptions {
   /** The user's budget; default: read from the Deployment when the watcher starts. */
   user?: UserBudget;
   /**
-   * Pods the ReplicaSets may ask for beyond N + maxSurge. The Partition strategy needs 1 for the
-   * first pod of a release when maxSurge is 0: the native controller resizes a lone active
-   * ReplicaSet to N, so the new one must exist before the old one shrinks (README).
+   * One pod more for the first pod of a release under Partition when the user's maxSurge is 0 (2.
+   * above, NB-3); ignored in every other case.
    */
-  surgeAllowance?: number;
+  surgeAllowance?: boolean;
 }
 
 const NATIVE_CONTROLLER = 'kube-controller-manager';
-/** A replica change by the native controller this soon after the Deployment's replicas changed is propagation. */
-const PROPAGATION_GRACE_MS = 15_000;
+
+/** A write judged once the Deployment's watch has passed its resourceVersion. */
+interface Suspect {
+  rv: number;
+  /** The breach, judged again with what is known then (null: explained). */
+  judge: () => string | null;
+}
 
 export class InvariantWatcher {
   readonly violations: string[] = [];
-  /** Lowest availability margin seen (available − (N − maxUnavailable)); ≥ 0 means within budget. */
+  /** Lowest availability margin seen (available − (N − maxUnavailable)), while judged in full. */
   minMargin = Number.POSITIVE_INFINITY;
-  /** Lowest number of truly Available pods seen once the baseline was reached. */
+  /** Lowest number of truly Available pods seen while judged in full. */
   minAvailable = Number.POSITIVE_INFINITY;
   /** Most live pods seen at once. */
   maxLive = 0;
@@ -72,26 +92,31 @@ export class InvariantWatcher {
   nativeCompletions = 0;
   private readonly pods = new Map<string, Obj>();
   private readonly replicaSets = new Map<string, Obj>();
+  /** resourceVersion of each ReplicaSet's last change of replicas. */
+  private readonly replicasChangedRv = new Map<string, number>();
   private deployment: Obj | null = null;
-  private replicasChangedAt = 0;
-  /** kube-controller-manager, stopped and started again by the soak. */
-  private readonly controller = new Presence();
-  /** The reconciler, killed and started again by the soak. */
-  private readonly reconciler = new Presence();
+  /** The Deployment's replicas by resourceVersion, in order (each change, and the first seen). */
+  private readonly replicasHistory: { rv: number; replicas: number }[] = [];
+  private deploymentRv = 0;
+  /** Judging availability in full (false: after a scale-up, until N − maxUnavailable is reached). */
   private baseline = false;
-  private readonly caps = new ApprovalCaps();
-  /** Native scales of a ReplicaSet seen before the Deployment's replica change that explains them (separate watches). */
-  private suspects: { at: number; problem: string }[] = [];
+  private readonly caps: ApprovalCaps;
+  private suspects: Suspect[] = [];
   private user: UserBudget | null;
+  private readonly coverageOf = new Coverage();
   /** Live (non-terminating) pods per image each time the count changed, in order: a release only adds. */
   readonly podCounts = new Map<string, number[]>();
 
   private constructor(private readonly namespace: string, private readonly deploymentName: string, private readonly opts: WatchOptions) {
     this.user = opts.user ?? null;
+    this.caps = new ApprovalCaps('Deployment', opts.partition ? 'strict' : 'proportional');
   }
 
   static async start(admin: KubeConfig, namespace: string, deploymentName: string, opts: WatchOptions = {}): Promise<InvariantWatcher> {
     const w = new InvariantWatcher(namespace, deploymentName, opts);
+    w.admin = admin;
+    // Judged from the start: each at every event that could break it (the watch seeds them below).
+    for (const invariant of ['approvalGates', 'livePods', 'recreate', ...(opts.partition ? ['nativeScales'] : [])]) w.coverageOf.mode(invariant, 'judged');
     w.watch = await watchPaths<'pods' | 'replicaSets' | 'deployments', Obj>(admin, {
       pods: `/api/v1/namespaces/${namespace}/pods`,
       replicaSets: `/apis/apps/v1/namespaces/${namespace}/replicasets`,
@@ -102,6 +127,7 @@ export class InvariantWatcher {
     return w;
   }
 
+  private admin: KubeConfig | null = null;
   private watch: NamespaceWatch | null = null;
 
   /** Times a watch ended and was listed and watched again. */
@@ -110,59 +136,60 @@ export class InvariantWatcher {
   }
   private stopped = false;
 
+  /**
+   * Judges every write still waiting for the Deployment's watch: reads the Deployment, waits (a
+   * few seconds at most) for its watch to deliver that version, then judges with what is known.
+   * Call before reading violations for a summary.
+   */
+  async settle(): Promise<void> {
+    const d = await rawGet(this.admin as KubeConfig, `/apis/apps/v1/namespaces/${this.namespace}/deployments/${this.deploymentName}`).catch(() => null) as Obj | null;
+    const target = rvOf(d);
+    for (let i = 0; i < 50 && this.deploymentRv < target; i += 1) await new Promise((r) => setTimeout(r, 100));
+    this.resolveSuspects(Number.POSITIVE_INFINITY);
+  }
+
   stop(): void {
     this.stopped = true;
     this.watch?.stop();
-    // No replica change came to explain them.
-    for (const s of this.suspects) this.violations.push(s.problem);
-    this.suspects = [];
+    this.resolveSuspects(Number.POSITIVE_INFINITY);
+  }
+
+  /** Seconds and checks each invariant judged or exempted over `window`. */
+  coverage(window: Window): Record<string, InvariantCoverage> {
+    return this.coverageOf.report(window);
   }
 
   /**
-   * An approval gate: from now on, live pods of `image` and the replicas of any ReplicaSet running
-   * it must stay ≤ `max`. Raise it before sending the approval that allows more.
+   * An approval gate: from now on no write may add pods of `image` beyond `max` (under
+   * MinReadySeconds plus the share a scale gives it). Raise it before sending the approval that
+   * allows more; Infinity lifts it.
    */
   capPods(image: string, max: number): void {
-    this.caps.set(image, max, this.deployment ? this.replicas() : undefined);
-    this.checkPodCounts();
+    this.capStep(image, Number.isFinite(max) ? max : null);
   }
 
-  /** Drops every gate (an undo may bring back any earlier image). */
+  /** A gate at a step's replicas (resolved against the live N like the product's batch); null: none. */
+  capStep(image: string, replicas: IntOrPercent | null): void {
+    this.caps.set(image, replicas, this.replicas());
+  }
+
+  /** A command is about to be sent: the gates now hold again if the API refuses it (approvalCaps.ts). */
+  beginCommand(): void {
+    this.caps.begin();
+  }
+
+  /** The command's answer. */
+  endCommand(accepted: boolean): void {
+    this.violations.push(...this.caps.end(accepted));
+  }
+
+  /** Drops every gate (an accepted undo may bring back any earlier image). */
   clearCaps(): void {
     this.caps.clear();
   }
 
   private replicas(): number {
     return Number(this.deployment?.spec?.replicas ?? 0);
-  }
-
-  /**
-   * The gate of `image` now. Under MinReadySeconds a scale-up by the user spreads the added pods
-   * over both revisions (README, "Deployment strategies"): the batch may grow by what was added.
-   * The Partition strategy holds the Deployment on Recreate, where a scale changes nothing: strict.
-   */
-  private capOf(image: string): number | undefined {
-    return this.caps.of(image, this.replicas(), this.opts.partition === true);
-  }
-
-  /** kube-controller-manager is being stopped: what the ReplicaSets ask for is not its to keep meanwhile (2. above). */
-  controllerAway(): void {
-    this.controller.away();
-  }
-
-  /** kube-controller-manager runs again; the surge bound is judged again a grace period from now. */
-  controllerBack(): void {
-    this.controller.back();
-  }
-
-  /** The reconciler is being killed: under Partition a scale waits for it (2. above). */
-  reconcilerAway(): void {
-    this.reconciler.away();
-  }
-
-  /** The reconciler is up again; under Partition the surge bound is judged again a grace period from now. */
-  reconcilerBack(): void {
-    this.reconciler.back();
   }
 
   /** Throws with every recorded breach. */
@@ -172,128 +199,281 @@ export class InvariantWatcher {
 
   private onEvent(kind: 'pods' | 'replicaSets' | 'deployments', type: string, obj: Obj): void {
     if (type === 'BOOKMARK' || type === 'ERROR') return;
-    // A native scale still unexplained a grace period later is the native controller at work.
-    const now = Date.now();
-    for (const s of this.suspects.filter((x) => now - x.at > PROPAGATION_GRACE_MS)) this.violations.push(s.problem);
-    this.suspects = this.suspects.filter((x) => now - x.at <= PROPAGATION_GRACE_MS);
     const name = obj.metadata.name;
     if (kind === 'pods') {
+      const before = this.pods.get(name);
+      this.checkPodRemoval(before, type, obj);
       if (type === 'DELETED') this.pods.delete(name);
       else this.pods.set(name, obj);
-      this.checkPodCounts();
+      this.checkPodCounts(before === undefined && type !== 'DELETED' ? obj : null);
     } else if (kind === 'replicaSets') {
-      if (this.opts.partition) this.checkReplicaSet(type, obj);
-      this.checkCaps(type, obj);
+      const before = this.replicaSets.get(name);
       if (type === 'DELETED') this.replicaSets.delete(name);
       else this.replicaSets.set(name, obj);
+      const asked = (o: Obj | undefined) => Number(o?.spec?.replicas ?? 0);
+      if (type !== 'DELETED' && asked(obj) !== asked(before)) {
+        if (this.opts.partition) this.checkNativeScale(type, before, obj);
+        this.replicasChangedRv.set(name, rvOf(obj));
+        if (asked(obj) > asked(before)) this.checkSurgeWrite(obj);
+        if (asked(obj) > asked(before)) this.checkCapWrite(obj);
+      } else if (type === 'ADDED' && this.opts.partition) this.checkNativeScale(type, before, obj);
     } else if (name === this.deploymentName) {
-      const before = this.deployment?.spec?.replicas;
-      if (before !== undefined && before !== obj.spec?.replicas) {
-        this.replicasChangedAt = Date.now();
-        if (Number(obj.spec?.replicas) > Number(before)) this.baseline = false; // new pods are not created yet
-        this.caps.scaled(Number(obj.spec?.replicas));
-        // The ReplicaSet watch may have delivered the propagation first.
-        this.suspects = this.suspects.filter((x) => this.replicasChangedAt - x.at > PROPAGATION_GRACE_MS);
-      }
-      this.deployment = type === 'DELETED' ? null : obj;
-      if (this.deployment) {
-        this.user ??= userBudgetOf(this.deployment);
-        if (reportsComplete(this.deployment)) this.nativeCompletions += 1;
-        const strategy = this.deployment.spec?.strategy as { type?: string } | undefined;
-        if (this.deployment.spec?.paused !== true && strategy?.type === 'Recreate') {
-          this.violations.push(`Deployment ${name} seen unpaused on strategy Recreate at ${new Date().toISOString()} (the native controller would delete every pod at once)`);
-        }
-      }
+      this.onDeployment(type, obj);
     }
     this.checkAvailability();
+    this.markSurgeMode();
   }
 
-  private checkReplicaSet(type: string, rs: Obj): void {
+  private onDeployment(type: string, obj: Obj): void {
+    const before = this.deployment?.spec?.replicas;
+    const rv = rvOf(obj);
+    if (type !== 'DELETED' && (before === undefined || before !== obj.spec?.replicas)) {
+      this.replicasHistory.push({ rv, replicas: Number(obj.spec?.replicas ?? 0) });
+      if (before !== undefined) {
+        const from = Number(before);
+        const to = Number(obj.spec?.replicas);
+        if (to > from) this.baseline = false; // new pods are not created yet: 1. above, narrowed
+        this.deployment = obj;
+        this.caps.scaled(from, to, (image, podsNow) => this.shareOf(image, podsNow, obj));
+      }
+    }
+    this.deployment = type === 'DELETED' ? null : obj;
+    if (type !== 'DELETED') this.deploymentRv = Math.max(this.deploymentRv, rv);
+    if (this.deployment) {
+      this.user ??= userBudgetOf(this.deployment);
+      if (reportsComplete(this.deployment)) this.nativeCompletions += 1;
+      const strategy = this.deployment.spec?.strategy as { type?: string } | undefined;
+      this.coverageOf.mode('recreate', 'judged');
+      this.coverageOf.sample('recreate');
+      if (this.deployment.spec?.paused !== true && strategy?.type === 'Recreate') {
+        this.violations.push(`Deployment ${this.deploymentName} seen unpaused on strategy Recreate at ${new Date().toISOString()} (the native controller would delete every pod at once)`);
+      }
+    }
+    this.resolveSuspects(this.deploymentRv);
+  }
+
+  /** Judges the writes the Deployment's watch has now passed (all of them: `upTo` Infinity). */
+  private resolveSuspects(upTo: number): void {
+    const due = this.suspects.filter((s) => s.rv < upTo);
+    this.suspects = this.suspects.filter((s) => s.rv >= upTo);
+    for (const s of due) {
+      const problem = s.judge();
+      if (problem !== null) this.violations.push(problem);
+    }
+  }
+
+  /** Judged now if the Deployment's watch is past `rv`, else once it is (or at settle()). */
+  private judgeAt(rv: number, judge: () => string | null): void {
+    if (rv < this.deploymentRv || this.stopped) {
+      const problem = judge();
+      if (problem !== null) this.violations.push(problem);
+      return;
+    }
+    this.suspects.push({ rv, judge });
+    this.pokeDeployment();
+  }
+
+  private poking = false;
+
+  /** Reads the Deployment: if its watch has delivered its latest version, what waits for it is judged. */
+  private pokeDeployment(): void {
+    if (this.poking || !this.admin) return;
+    this.poking = true;
+    void rawGet(this.admin, `/apis/apps/v1/namespaces/${this.namespace}/deployments/${this.deploymentName}`).then((d) => {
+      this.poking = false;
+      // No newer version than the watch delivered: nothing is on its way that could explain them.
+      if (rvOf(d as Obj) <= this.deploymentRv) this.resolveSuspects(Number.POSITIVE_INFINITY);
+    }, () => {
+      this.poking = false;
+    });
+  }
+
+  /** The Deployment's replicas as of resourceVersion `rv`. */
+  private replicasAt(rv: number): number {
+    let n = this.replicasHistory[0]?.replicas ?? this.replicas();
+    for (const h of this.replicasHistory) if (h.rv < rv) n = h.replicas;
+    return n;
+  }
+
+  /** N + maxSurge (the user's) at N, with the Partition allowance when it applies. */
+  private surgeBound(total: number): { bound: number; allowance: number } {
+    const user = this.user as UserBudget;
+    const { maxSurge } = resolveRollingBudget(total, user.maxSurge, user.maxUnavailable);
+    const allowance = this.opts.partition && this.opts.surgeAllowance && maxSurge === 0 ? 1 : 0;
+    return { bound: total + maxSurge, allowance };
+  }
+
+  private asked(): number {
+    return [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
+  }
+
+  /** 2. above: a ReplicaSet was made to ask for more; the total is judged at the Deployment's N of that moment. */
+  private checkSurgeWrite(rs: Obj): void {
+    if (!this.user) return;
+    const asked = this.asked();
+    const rv = rvOf(rs);
+    const at = new Date().toISOString();
+    const by = replicasOwner(rs) ?? 'unknown';
+    this.judgeAt(rv, () => {
+      const total = this.replicasAt(rv);
+      const { bound, allowance } = this.surgeBound(total);
+      this.coverageOf.sample('surge', asked > bound && asked <= bound + allowance ? 'partitionNewReplicaSetFirst' : undefined);
+      if (asked <= bound + allowance) return null;
+      return `ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${bound - total} in ${this.namespace} at ${at} (ReplicaSet ${rs.metadata.name} → ${String(rs.spec?.replicas)} by ${by})`;
+    });
+  }
+
+  /** The surge bound's mode now: above it only while a scale-down waits to reach the ReplicaSets. */
+  private markSurgeMode(): void {
+    if (!this.deployment || !this.user) return;
+    const { bound, allowance } = this.surgeBound(this.replicas());
+    this.coverageOf.mode('surge', this.asked() > bound + allowance ? 'exempt:scaleDownNotYetApplied' : 'judged');
+  }
+
+  /** 2. above, for pods: at each pod created, live pods within what the ReplicaSets may ask for. */
+  private checkLive(created: Obj): void {
+    if (!this.user || !this.deployment) return;
+    const perOwner = new Map<string, number>();
+    let unowned = 0;
+    for (const p of this.pods.values()) {
+      if (p.metadata.deletionTimestamp) continue;
+      const owner = p.metadata.ownerReferences?.find((o) => o.kind === 'ReplicaSet')?.name;
+      if (owner !== undefined && this.replicaSets.has(owner)) perOwner.set(owner, (perOwner.get(owner) ?? 0) + 1);
+      else unowned += 1;
+    }
+    let counted = unowned;
+    for (const [owner, n] of perOwner) counted += Math.min(n, Number(this.replicaSets.get(owner)?.spec?.replicas ?? 0));
+    const rv = rvOf(created);
+    const asked = this.asked();
+    const at = new Date().toISOString();
+    this.judgeAt(rv, () => {
+      const total = this.replicasAt(rv);
+      const { bound, allowance } = this.surgeBound(total);
+      this.coverageOf.sample('livePods');
+      // Above the bound only as far as a scale-down not yet applied keeps the ReplicaSets asking.
+      if (counted <= Math.max(bound + allowance, asked)) return null;
+      return `${counted} live pods > ${total} + maxSurge ${bound - total} in ${this.namespace} at ${at} (pod ${created.metadata.name} created)`;
+    });
+  }
+
+  /** 4. above (Partition): a native change of a ReplicaSet's replicas must be propagation or the lone-ReplicaSet rule. */
+  private checkNativeScale(type: string, before: Obj | undefined, rs: Obj): void {
     const manager = replicasOwner(rs);
+    this.coverageOf.mode('nativeScales', 'judged');
+    this.coverageOf.sample('nativeScales');
     if (type === 'ADDED' && manager === NATIVE_CONTROLLER) {
       this.violations.push(`the native controller created ReplicaSet ${rs.metadata.name} at ${new Date().toISOString()}`);
     }
-    const before = this.replicaSets.get(rs.metadata.name);
-    if (type !== 'MODIFIED' || !before || before.spec?.replicas === rs.spec?.replicas) return;
-    const loneToN = Number(rs.spec?.replicas) === Number(this.deployment?.spec?.replicas) &&
+    if (type !== 'MODIFIED' || !before || manager !== NATIVE_CONTROLLER) return;
+    const loneToN = Number(rs.spec?.replicas) === this.replicas() &&
       [...this.replicaSets.values()].every((o) => o.metadata.name === rs.metadata.name || Number(o.spec?.replicas ?? 0) === 0);
-    if (manager === NATIVE_CONTROLLER && !loneToN && Date.now() - this.replicasChangedAt > PROPAGATION_GRACE_MS) {
-      this.suspects.push({ at: Date.now(), problem: `the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment at ${new Date().toISOString()}` });
-    }
+    if (loneToN) return;
+    const rv = rvOf(rs);
+    const previous = this.replicasChangedRv.get(rs.metadata.name) ?? 0;
+    const problem = `the native controller scaled ReplicaSet ${rs.metadata.name} ${String(before.spec?.replicas)} → ${String(rs.spec?.replicas)} without a replica change of the Deployment at ${new Date().toISOString()}`;
+    // Propagation: the Deployment's replicas changed after this ReplicaSet's previous change.
+    this.judgeAt(rv, () => (this.replicasHistory.some((h, i) => i > 0 && h.rv > previous && h.rv < rv) ? null : problem));
   }
 
-  private checkCaps(type: string, rs: Obj): void {
+  /** The size the controller's proportional scale gives the ReplicaSet of `image`, counted at `podsNow`. */
+  private shareOf(image: string, podsNow: number, d: Obj): number | undefined {
+    const rss = [...this.replicaSets.values()];
+    const mine = rss.find((rs) => imageOf(rs.spec?.template) === image);
+    if (!mine) return undefined;
+    const total = Number(d.spec?.replicas ?? 0);
+    const live = d.spec?.strategy as { rollingUpdate?: { maxSurge?: IntOrPercent } } | undefined;
+    const maxSurge = scaledValue(live?.rollingUpdate?.maxSurge ?? '25%', total, true);
+    const sizes = proportionalSizes(rss.map((rs) => ({
+      name: rs.metadata.name,
+      replicas: rs === mine ? Math.min(Number(rs.spec?.replicas ?? 0), podsNow) : Number(rs.spec?.replicas ?? 0),
+      ...(rs.metadata.annotations?.['deployment.kubernetes.io/max-replicas'] !== undefined ? { maxReplicas: Number(rs.metadata.annotations['deployment.kubernetes.io/max-replicas']) } : {}),
+      createdAt: Date.parse(rs.metadata.creationTimestamp ?? '') || 0,
+    })), { replicas: total, maxSurge, statusReplicas: Number(d.status?.replicas ?? total) });
+    // (A ReplicaSet asking for fewer than its batch still grows to the batch at the new N: approvalCaps.ts.)
+    return sizes.get(mine.metadata.name);
+  }
+
+  /** 5. above: a ReplicaSet of a gated image asks for more. */
+  private checkCapWrite(rs: Obj): void {
     const image = imageOf(rs.spec?.template);
-    const cap = image === undefined ? undefined : this.capOf(image);
-    if (cap !== undefined && type !== 'DELETED' && Number(rs.spec?.replicas ?? 0) > cap) {
-      this.violations.push(`ReplicaSet ${rs.metadata.name} asks for ${String(rs.spec?.replicas)} pods of ${image}, beyond the approved ${cap}`);
-    }
+    if (image === undefined) return;
+    const count = Number(rs.spec?.replicas ?? 0);
+    const rv = rvOf(rs);
+    this.coverageOf.mode('approvalGates', 'judged');
+    this.coverageOf.sample('approvalGates');
+    const what = (cap: number) => `ReplicaSet ${rs.metadata.name} asks for ${count} pods of ${image}, beyond the approved ${cap} at ${new Date().toISOString()}`;
+    if (this.caps.judge(image, count, this.replicas(), what) === null) return;
+    // Perhaps a scale whose Deployment change the other watch has not delivered yet.
+    this.judgeAt(rv, () => this.caps.judge(image, count, this.replicas(), what));
   }
 
-  private checkPodCounts(): void {
+  /** 5. above for pods, and the series of live pods per image; `created`: the pod just added. */
+  private checkPodCounts(created: Obj | null): void {
     const live = new Map<string, number>();
     for (const pod of this.pods.values()) {
       const image = imageOf(pod);
       if (image !== undefined && !pod.metadata.deletionTimestamp) live.set(image, (live.get(image) ?? 0) + 1);
     }
+    this.maxLive = Math.max(this.maxLive, [...live.values()].reduce((a, b) => a + b, 0));
     for (const image of new Set([...live.keys(), ...this.podCounts.keys()])) {
       const count = live.get(image) ?? 0;
       const series = this.podCounts.get(image) ?? [];
       if (series[series.length - 1] !== count) this.podCounts.set(image, [...series, count]);
-      const cap = this.capOf(image);
-      if (cap !== undefined && count > cap) this.violations.push(`${count} live pods of ${image}, beyond the approved ${cap}`);
+    }
+    if (!created) return;
+    this.checkLive(created);
+    const image = imageOf(created);
+    if (image === undefined) return;
+    const count = live.get(image) ?? 0;
+    this.coverageOf.sample('approvalGates');
+    const what = (cap: number) => `${count} live pods of ${image}, beyond the approved ${cap} at ${new Date().toISOString()} (pod ${created.metadata.name} created)`;
+    if (this.caps.judge(image, count, this.replicas(), what) === null) return;
+    this.judgeAt(rvOf(created), () => this.caps.judge(image, count, this.replicas(), what));
+  }
+
+  /** 1. above, narrowed: after a scale-up, no Available pod goes while fewer than N − maxUnavailable are Available. */
+  private checkPodRemoval(before: Obj | undefined, type: string, pod: Obj): void {
+    const d = this.deployment;
+    const user = this.user;
+    if (!before || before.metadata.deletionTimestamp || !d || !user || this.baseline) return;
+    const going = type === 'DELETED' || pod.metadata.deletionTimestamp !== undefined;
+    const now = Date.now();
+    if (!going || !trulyAvailable(before, user.minReadySeconds, now)) return;
+    const { floor, available } = this.availability(now);
+    this.coverageOf.sample('availability');
+    if (available < floor) {
+      this.violations.push(`Available pod ${pod.metadata.name} deleted while ${available} < ${this.replicas()} − ${this.replicas() - floor} were Available (after a scale-up) in ${this.namespace} at ${new Date(now).toISOString()}`);
     }
   }
 
-  private checkAvailability(): void {
-    const d = this.deployment;
-    const user = this.user;
-    if (!d || !user) return;
-    const total = Number(d.spec?.replicas ?? 1);
-    const { maxSurge, maxUnavailable } = resolveRollingBudget(total, user.maxSurge, user.maxUnavailable);
-    const now = Date.now();
+  private availability(now: number): { floor: number; available: number } {
+    const user = this.user as UserBudget;
+    const total = this.replicas();
+    const { maxUnavailable } = resolveRollingBudget(total, user.maxSurge, user.maxUnavailable);
     const live = [...this.pods.values()].filter((p) => !p.metadata.deletionTimestamp);
-    const available = live.filter((p) => trulyAvailable(p, user.minReadySeconds, now)).length;
-    const margin = available - (total - maxUnavailable);
-    const at = new Date(now).toISOString();
-    const asked = [...this.replicaSets.values()].reduce((n, rs) => n + Number(rs.spec?.replicas ?? 0), 0);
-    // A scale-down is the user's; its surplus goes away at the controller's pace.
-    // Whoever scales the ReplicaSets (kube-controller-manager; under Partition the reconciler too) is there to do it.
-    const scalerThere = this.controller.settled(now) && (!this.opts.partition || this.reconciler.settled(now));
-    if (scalerThere && now - this.replicasChangedAt > PROPAGATION_GRACE_MS && asked > total + maxSurge + (this.opts.surgeAllowance ?? 0)) {
-      this.violations.push(`ReplicaSets ask for ${asked} pods > ${total} + maxSurge ${maxSurge} in ${this.namespace} at ${at}`);
-    }
-    this.maxLive = Math.max(this.maxLive, live.length);
-    if (!this.baseline) {
-      if (margin >= 0) this.baseline = true;
-      return;
-    }
+    return { floor: total - maxUnavailable, available: live.filter((p) => trulyAvailable(p, user.minReadySeconds, now)).length };
+  }
+
+  private checkAvailability(): void {
+    if (!this.deployment || !this.user) return;
+    const now = Date.now();
+    const { floor, available } = this.availability(now);
+    const margin = available - floor;
+    if (!this.baseline && margin >= 0) this.baseline = true;
+    this.coverageOf.mode('availability', this.baseline ? 'judged' : 'narrowed:noAvailablePodDeletedAfterScaleUp');
+    if (!this.baseline) return;
+    this.coverageOf.sample('availability');
     this.minMargin = Math.min(this.minMargin, margin);
     this.minAvailable = Math.min(this.minAvailable, available);
     if (margin < 0) {
-      this.violations.push(`availability ${available} < ${total} − ${maxUnavailable} in ${this.namespace} at ${at}`);
+      this.violations.push(`availability ${available} < ${this.replicas()} − ${this.replicas() - floor} in ${this.namespace} at ${new Date(now).toISOString()}`);
     }
   }
 }
 
-/** A component the soak stops and starts again: away since when, and back since when. */
-class Presence {
-  private awaySince: number | null = null;
-  private backAt = 0;
-
-  away(): void {
-    this.awaySince ??= Date.now();
-  }
-
-  back(): void {
-    this.awaySince = null;
-    this.backAt = Date.now();
-  }
-
-  /** There, and for longer than the grace a scale needs to reach the ReplicaSets. */
-  settled(now: number): boolean {
-    return this.awaySince === null && now - this.backAt > PROPAGATION_GRACE_MS;
-  }
+function rvOf(o: Obj | null | undefined): number {
+  const n = Number(o?.metadata.resourceVersion ?? 0);
+  return Number.isFinite(n) ? n : 0;
 }
 
 /** One raw GET helper for the test support (wire JSON): namespaceWatch.ts's. */

@@ -10,18 +10,22 @@ import { reconcileBatch } from '../../shared/app/reconcileBatch.ts';
 import type { AppDeps } from '../../shared/app/lambdaDeps.ts';
 import type { Trigger } from '../../shared/adapters/sqs/messages.ts';
 import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
-import type { RolloutKey } from '../../shared/rollout/types.ts';
+import { isFleetQueueKey, type QueueKey } from '../../shared/fleet/key.ts';
+import { reconcileFleet } from '../../shared/reconcile/fleet/reconcileFleet.ts';
 
 export type ReconcileHandlerDeps = Pick<AppDeps, 'reconcile' | 'queue' | 'clock' | 'meter' | 'wakeups' | 'watcher'> & {
   /** The pass to run per key; tests may stand in for it. Default: reconcile with `deps.reconcile`. */
-  run?: (key: RolloutKey, trigger: Trigger) => Promise<ReconcileResult>;
+  run?: (key: QueueKey, trigger: Trigger) => Promise<ReconcileResult>;
 };
 
 export function createReconcileHandler(deps: ReconcileHandlerDeps, obs: Observability = createObservability('rollouts-reconcile')) {
   const { logger, metrics } = obs;
   const log = appLog(logger);
   // Per pass: its duration, and one count per transition it published (shared/app/observability.ts).
-  const run = timedPasses(metrics, deps.run ?? ((key: RolloutKey) => reconcile(key, { ...deps.reconcile, events: countingPublisher(deps.reconcile.events, metrics) })));
+  const run = timedPasses(metrics, deps.run ?? ((key: QueueKey) => {
+    const passDeps = { ...deps.reconcile, events: countingPublisher(deps.reconcile.events, metrics) };
+    return isFleetQueueKey(key) ? reconcileFleet(key.fleet, passDeps) : reconcile(key, passDeps);
+  }));
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))

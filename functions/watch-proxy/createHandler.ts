@@ -1,6 +1,6 @@
 // Watch-proxy function. Two ways to be invoked:
 //  - on demand (watchProxyMode "on-demand", the default): launched by a reconcile pass whose pods
-//    are moving, holding a generation of the watcher lease (shared/app/watcherDemand.ts). It
+//    are moving, holding a generation of the watcher lease (shared/watch/watcherDemand.ts). It
 //    watches from now (no replay: the pass that launched it, the re-runs and the resync cover what
 //    came before) and ends when no release has moved pods for a while, or at its time limit, by
 //    when a successor has been launched;

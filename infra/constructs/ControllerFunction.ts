@@ -26,7 +26,7 @@ export interface ControllerFunctionProps {
   /** Also buys CPU: Lambda allocates vCPU in proportion to memory. */
   readonly memorySize: number;
   readonly timeout: Duration;
-  /** Configuration variables (names from shared/config.ts ENV). */
+  /** Configuration variables (names from shared/app/config.ts ENV). */
   readonly environment: Readonly<Record<string, string>>;
   /**
    * Reserved concurrency. Not reserved by default: a reservation fails to deploy in accounts whose

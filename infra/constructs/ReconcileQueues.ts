@@ -1,4 +1,4 @@
-// The workqueue of the controller (DESIGN §2), made of SQS: a FIFO queue keyed by rollout (per-key
+// The workqueue of the controller (docs/architecture.md, "Data flow"), made of SQS: a FIFO queue keyed by rollout (per-key
 // order, duplicate collapse) and a standard trigger queue (per-message delays, EventBridge targets),
 // each with its dead-letter queue.
 import type { Duration } from 'aws-cdk-lib';

@@ -1,4 +1,4 @@
-// The single state table (DESIGN §4), built from STATE_TABLE so the deployed keys, due-index and
+// The single state table (docs/architecture.md, "State model"), built from STATE_TABLE so the deployed keys, due-index and
 // TTL attribute cannot drift from what the adapters, local mode and dynalite tests use.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';

@@ -35,7 +35,7 @@ export class WakeSchedules extends Construct {
     this.deliveryRole.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [props.triggerQueue.queueArn] }));
   }
 
-  /** The environment the functions read (shared/config.ts: all three or none). */
+  /** The environment the functions read (shared/app/config.ts: all three or none). */
   get environment(): Record<string, string> {
     return {
       [ENV.wakeScheduleGroup]: this.group.scheduleGroupName,

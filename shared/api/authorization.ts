@@ -5,7 +5,7 @@
 // verb, cluster and namespace; otherwise 403, before anything is read or written. Optional
 // four-eyes: nobody approves a release they requested themselves. No policy configured: every
 // IAM-authorized caller may do everything (the lambda:InvokeFunctionUrl grant is then the only gate).
-// Validated once at cold start (shared/config.ts) and at synth (infra/parameters.ts).
+// Validated once at cold start (shared/app/config.ts) and at synth (infra/parameters.ts).
 import * as z from 'zod';
 
 export const API_VERBS = ['read', 'apply', 'delete', 'release', 'approve', 'pause', 'resume', 'abort', 'retry', 'undo', 'registerCluster'] as const;

@@ -1,8 +1,10 @@
 // Cluster registration: how the reconcile reaches a cluster by name. EKS (name + region, optionally
 // a role to assume) or an endpoint (non-EKS, local) whose bearer token is in Secrets Manager, read
-// optionally through a role. Exactly one.
+// optionally through a role. Exactly one. It also carries the cluster's labels and time zone, which
+// fleets pick clusters and read release windows by (shared/fleet/clusters.ts).
 import * as z from 'zod';
 import { NotFoundError } from '../errors.ts';
+import { clusterPlacementSchema } from '../fleet/clusters.ts';
 import type { ClusterRegistration } from '../ports.ts';
 import { jsonBody, parseBody } from './body.ts';
 import { badRequest, json } from './httpError.ts';
@@ -31,6 +33,7 @@ const registration = z
         roleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, { error: 'must be an IAM role ARN' }).optional(),
       })
       .optional(),
+    ...clusterPlacementSchema,
   })
   .superRefine((b, ctx) => {
     if ((b.eks === undefined) === (b.endpoint === undefined)) {
@@ -42,11 +45,19 @@ export async function putCluster({ req, params, deps }: RouteContext): Promise<A
   const name = clusterNameParam(params);
   const body = parseBody(registration, jsonBody(req));
   if (body.name !== undefined && body.name !== name) throw badRequest([{ path: 'name', reason: `is "${body.name}" but the URL names "${name}"` }]);
-  const reg: ClusterRegistration = { name, ...(body.eks ? { eks: body.eks } : {}), ...(body.endpoint ? { endpoint: body.endpoint } : {}) };
+  const reg: ClusterRegistration = {
+    name,
+    ...(body.eks ? { eks: body.eks } : {}),
+    ...(body.endpoint ? { endpoint: body.endpoint } : {}),
+    ...(body.labels !== undefined ? { labels: body.labels } : {}),
+    ...(body.timeZone !== undefined ? { timeZone: body.timeZone } : {}),
+  };
   const existed = (await deps.store.getCluster(name)) !== null;
   await deps.store.putCluster(reg);
   // Its rollouts may have been waiting for a way to reach it (or reach it differently now): look at each at once.
   for (const key of await deps.store.listRollouts({ cluster: name })) await requestReconcile(deps, key);
+  // Fleets pick clusters by their labels: each looks again (a cluster joins, leaves, or changes wave).
+  for (const fleet of await deps.store.listFleets()) await requestReconcile(deps, { fleet });
   const out: ClusterResponse = { cluster: reg };
   return json(existed ? 200 : 201, out);
 }

@@ -49,7 +49,11 @@ const schemas = {
   resume: bare,
   abort: bare,
   retry: bare,
-  undo: z.strictObject({ commandId, toRevision: z.number().int().min(1, { error: 'must be a revision number >= 1' }).optional() }),
+  undo: z.strictObject({
+    commandId,
+    toRevision: z.number().int().min(1, { error: 'must be a revision number >= 1' }).optional(),
+    dryRun: z.boolean({ error: 'must be true or false' }).optional(),
+  }),
   release: z
     .strictObject({
       commandId,
@@ -69,6 +73,8 @@ const schemas = {
 export interface ParsedCommand {
   body: CommandBody;
   commandId: string | undefined;
+  /** undo: say where it would go and how, record nothing. */
+  dryRun?: boolean;
 }
 
 /** Validates the JSON body of `verb` (400 on any issue) and turns it into the command to record. */
@@ -80,7 +86,7 @@ export function parseCommand(verb: CommandVerb | 'delete', json: unknown): Parse
     }
     case 'undo': {
       const b = parseBody(schemas.undo, json);
-      return { commandId: b.commandId, body: { type: 'undo', ...(b.toRevision === undefined ? {} : { toRevision: b.toRevision }) } };
+      return { commandId: b.commandId, body: { type: 'undo', ...(b.toRevision === undefined ? {} : { toRevision: b.toRevision }) }, ...(b.dryRun ? { dryRun: true } : {}) };
     }
     case 'release': {
       const b = parseBody(schemas.release, json);

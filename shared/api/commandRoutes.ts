@@ -6,8 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isDuplicateCommand } from '../rollout/state.ts';
 import { CommandRejectedError } from '../errors.ts';
 import type { Command, CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
-import { takesStrategicMerge } from '../workloads/common/templateChange.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { jsonBody } from './body.ts';
 import { parseCommand, type CommandVerb } from './commandBodies.ts';
 import { requestReconcile } from './enqueue.ts';
@@ -15,7 +14,7 @@ import { HttpError, json, unprocessable } from './httpError.ts';
 import { checkAgainstLiveWorkload } from './liveChecks.ts';
 import { commandRejection } from './preconditions.ts';
 import type { RouteContext } from './routes.ts';
-import { loadExisting } from './rolloutRoutes.ts';
+import { loadExisting, refuseFleetMember } from './rolloutRoutes.ts';
 import type { ApiResponse, CommandResponse } from './types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
 
@@ -32,6 +31,8 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     // The body is checked before the store is read: a malformed request costs nothing.
     const parsed = parseCommand(verb, jsonBody(req));
     const { key, spec, loaded } = await loadExisting(deps, params);
+    // A member's revisions and its existence are its fleet's.
+    if (verb === 'delete' || verb === 'release' || verb === 'undo') refuseFleetMember(spec, verb);
     const state = loaded.state.state;
     // A retried request whose first attempt went through is a duplicate, even if the state has
     // moved on since (the approval was consumed): answer as the first attempt did, not 409.
@@ -46,21 +47,24 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
     }
     const rejection = commandRejection(parsed.body, spec.spec, state);
     if (rejection) throw new CommandRejectedError(`${verb} ${rolloutKeyString(key)}: ${rejection}`);
-    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !takesStrategicMerge(spec.spec.workloadRef.apiVersion)) {
+    if (parsed.body.type === 'release' && parsed.body.change.type === 'templatePatch' && !driverFor(spec.spec.workloadRef.kind).acceptsTemplatePatch) {
       throw unprocessable([{ path: 'templatePatch', reason: `is a strategic merge patch, which the apiserver refuses for a ${spec.spec.workloadRef.kind} (a custom resource): give images, or change the template with kubectl` }], undefined, 'command refused');
     }
     if (parsed.body.type === 'approve' && deps.authorization?.fourEyes && state.release?.requestedBy === req.principal) {
       throw new HttpError(403, `approve ${rolloutKeyString(key)}: four-eyes rule: ${req.principal} requested release ${state.release.id} and may not approve it; another principal must`);
     }
-    await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body);
-    // An approval is for the release waiting now (checked above), never for one that replaces it later.
-    const recorded = parsed.body.type === 'approve' && state.release ? { ...parsed.body, releaseId: state.release.id } : parsed.body;
+    const undo = await checkAgainstLiveWorkload(deps, key, spec.spec.workloadRef, parsed.body, state);
+    if (parsed.dryRun) return json(200, { rollout: key, commandId: parsed.commandId ?? '', duplicate: false, dryRun: true, undo } satisfies CommandResponse);
+    // An approval is for the release waiting now (checked above), never for one that replaces it later;
+    // an undo goes where this answer says it goes (its revision pinned), not wherever it would later.
+    const recorded = parsed.body.type === 'approve' && state.release ? { ...parsed.body, releaseId: state.release.id }
+      : parsed.body.type === 'undo' && undo !== null && undo.revision > 0 ? { ...parsed.body, toRevision: undo.revision } : parsed.body;
 
     const command = { ...recorded, id: parsed.commandId ?? (deps.newId ?? randomUUID)(), at: deps.clock.now().toISOString(), by: req.principal } as Command;
     const outcome = await deps.store.recordCommand(key, command);
     await requestReconcile(deps, key);
     if (outcome === 'duplicate') return json(200, duplicate(key, command.id));
-    const body: CommandResponse = { rollout: key, commandId: command.id, duplicate: false, command };
+    const body: CommandResponse = { rollout: key, commandId: command.id, duplicate: false, command, ...(verb === 'undo' ? { undo } : {}) };
     if (verb === 'delete') body.handBack = await handBackOf(deps, key, spec.spec.workloadRef);
     return json(202, body);
   };
@@ -68,7 +72,7 @@ export function commandRoute(verb: CommandVerb | 'delete'): (ctx: RouteContext) 
 
 /** What the hand-back of a deleted rollout restores, from the live workload (best effort: a read failure is not the user's problem). */
 async function handBackOf(deps: RouteContext['deps'], key: RolloutKey, ref: WorkloadRef): Promise<CommandResponse['handBack']> {
-  const driver = WORKLOAD_DRIVERS[ref.kind];
+  const driver = driverFor(ref.kind);
   if (!deps.clusters || !driver.handBackSummary) return null;
   try {
     const client = await deps.clusters.client(key.cluster);

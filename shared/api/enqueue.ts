@@ -2,11 +2,11 @@
 // message only makes it happen now instead of at the next sweep/watch event, so a failure here is
 // reported (503) with the fact that repeating the request is safe: an unchanged apply or a
 // duplicate command id writes nothing and enqueues again.
-import type { RolloutKey } from '../rollout/types.ts';
+import type { QueueKey } from '../fleet/key.ts';
 import { HttpError } from './httpError.ts';
 import type { ApiDeps } from './types.ts';
 
-export async function requestReconcile(deps: ApiDeps, key: RolloutKey): Promise<void> {
+export async function requestReconcile(deps: ApiDeps, key: QueueKey): Promise<void> {
   try {
     await deps.queue.enqueue(key, { reason: 'api' });
   } catch (err) {

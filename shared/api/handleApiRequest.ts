@@ -2,6 +2,7 @@
 // both call handleApiRequest. JSON in and out; errors are {"error": {"message", "issues"?}} with
 // 400 (malformed, naming the field), 404, 405, 409, 413, 422 (invalid Rollout) or 503.
 import { getCluster, listClusters, putCluster } from './clusterRoutes.ts';
+import { FLEET_VERBS, applyFleet, deleteFleet, fleetCommandRoute, fleetHistory, fleetScope, getFleet, listFleets } from './fleetRoutes.ts';
 import { COMMAND_VERBS } from './commandBodies.ts';
 import { commandRoute } from './commandRoutes.ts';
 import { enforceBodyLimit } from './body.ts';
@@ -13,6 +14,7 @@ import type { ApiDeps, ApiRequest, ApiResponse } from './types.ts';
 import { rolloutWorkload } from './workloadRoutes.ts';
 
 const ROLLOUT = '/v1/rollouts/:cluster/:namespace/:name';
+const FLEET = '/v1/fleets/:name';
 
 export const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: '/v1/rollouts', verb: 'read', handle: listRollouts },
@@ -26,6 +28,13 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: '/v1/clusters', verb: 'read', handle: listClusters },
   { method: 'PUT', pattern: '/v1/clusters/:name', verb: 'registerCluster', handle: putCluster },
   { method: 'GET', pattern: '/v1/clusters/:name', verb: 'read', handle: getCluster },
+  { method: 'GET', pattern: '/v1/fleets', verb: 'read', handle: listFleets },
+  { method: 'PUT', pattern: FLEET, verb: 'apply', handle: applyFleet },
+  { method: 'GET', pattern: FLEET, verb: 'read', handle: getFleet },
+  { method: 'DELETE', pattern: FLEET, verb: 'delete', handle: deleteFleet },
+  { method: 'GET', pattern: `${FLEET}/history`, verb: 'read', handle: fleetHistory },
+  // skip decides what a member releases: the policy calls it release.
+  ...FLEET_VERBS.map((verb): Route => ({ method: 'POST', pattern: `${FLEET}/${verb}`, verb: verb === 'skip' ? 'release' : verb, handle: fleetCommandRoute(verb) })),
 ];
 
 export async function handleApiRequest(req: ApiRequest, deps: ApiDeps): Promise<ApiResponse> {
@@ -44,9 +53,14 @@ export async function handleApiRequest(req: ApiRequest, deps: ApiDeps): Promise<
   }
 }
 
-/** Where a request acts: the rollout's cluster and namespace, a cluster's name, or a list's filter. */
+/**
+ * Where a request acts: the rollout's cluster and namespace, a cluster's name, a fleet ("fleet:<name>";
+ * its members' clusters are checked by the route), or a list's filter (fleets: each is filtered).
+ */
 function scopeOf(route: Route, params: Record<string, string>, query: Record<string, string>): Scope {
   if (route.pattern.startsWith('/v1/clusters/')) return { cluster: params.name ?? '' };
+  if (route.pattern.startsWith('/v1/fleets/')) return { cluster: fleetScope(params.name ?? '') };
+  if (route.pattern === '/v1/fleets') return {};
   if (route.pattern === '/v1/rollouts' || route.pattern === '/v1/clusters') {
     return { ...(query.cluster ? { cluster: query.cluster } : {}), ...(query.namespace ? { namespace: query.namespace } : {}) };
   }

@@ -11,19 +11,22 @@
 import { ForbiddenError, KindNotServedError, NotFoundError, TransientError, ValidationError } from '../errors.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ClusterClient } from '../ports.ts';
-import type { CommandBody, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import type { CommandBody, ReleaseState, RolloutKey, WorkloadRef } from '../rollout/types.ts';
+import { undoTarget } from '../rollout/undo.ts';
 import { canonicalJson, images } from '../workloads/common/objects.ts';
-import { templateChangeWrite } from '../workloads/common/templateChange.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { HttpError, unprocessable } from './httpError.ts';
-import type { ApiDeps } from './types.ts';
+import type { ApiDeps, UndoPreview } from './types.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
 
-/** Throws the 4xx a command deserves given the live workload; returns when it may be recorded. */
-export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, ref: WorkloadRef, body: CommandBody): Promise<void> {
-  if (body.type !== 'release' && body.type !== 'undo') return;
-  const driver = WORKLOAD_DRIVERS[ref.kind];
-  if (!deps.clusters || !driver) return;
+/**
+ * Throws the 4xx a command deserves given the live workload; returns when it may be recorded, with
+ * an undo's target and move when the workload could be read (null otherwise).
+ */
+export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, ref: WorkloadRef, body: CommandBody, state: ReleaseState): Promise<UndoPreview | null> {
+  if (body.type !== 'release' && body.type !== 'undo') return null;
+  const driver = driverFor(ref.kind);
+  if (!deps.clusters) return null;
   let client: ClusterClient;
   let workload: KubeObject | null;
   try {
@@ -33,25 +36,24 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
     if (err instanceof TransientError) throw err;
     // The kind's CRD is not installed (e.g. OpenKruise for a CloneSet): no release could ever start.
     if (err instanceof KindNotServedError) throw unprocessable([{ path: 'spec.workloadRef', reason: `${ref.apiVersion} ${ref.kind} is not served by cluster "${key.cluster}": the CRD that defines it is not installed` }], err, 'command refused');
-    return; // no read access here: the reconcile decides
+    return null; // no read access here: the reconcile decides
   }
   if (!workload) throw new NotFoundError(`${ref.kind} ${key.namespace}/${ref.name} does not exist in cluster "${key.cluster}"`);
   const template = driver.podTemplate(workload);
 
   if (body.type === 'undo') {
+    // The planner decides the same way from the same facts (shared/rollout/commands.ts).
     const view = driver.view(await driver.observe(client, key.namespace, ref, deps.clock.now()));
-    const retained = view.revisions.map((r) => r.number).filter((n) => n > 0).sort((a, b) => a - b);
-    const list = retained.length > 0 ? retained.join(', ') : 'none';
-    if (body.toRevision !== undefined) {
-      const found = view.revisions.find((r) => r.number === body.toRevision);
-      if (!found) throw conflict('toRevision', `revision ${body.toRevision} is not retained by ${ref.kind} ${key.namespace}/${ref.name} (retained: ${list})`);
-    } else if (!view.revisions.some((r) => r.id !== view.templateRevision)) {
-      throw new HttpError(409, `undo ${rolloutKeyString(key)}: there is no previous revision to go back to (retained: ${list})`);
+    const target = undoTarget(state, view, body.toRevision);
+    if (typeof target === 'string') {
+      if (body.toRevision !== undefined) throw conflict('toRevision', target.replace(/^toRevision: /, '').replace(/is not retained/, `is not retained by ${ref.kind} ${key.namespace}/${ref.name}`));
+      throw new HttpError(409, `undo ${rolloutKeyString(key)}: ${target}`);
     }
-    return;
+    return { revision: target.revision.number, images: target.revision.images, move: target.move };
   }
 
   const change = body.change;
+  if (change.type === 'revision') return null; // the planner's own, never a client's
   if (change.type === 'images') {
     const live = images(template);
     const unknown = Object.keys(change.images).filter((c) => !(c in live));
@@ -65,17 +67,18 @@ export async function checkAgainstLiveWorkload(deps: ApiDeps, key: RolloutKey, r
   }
   let result: KubeObject | null;
   try {
-    result = await client.write({ ...templateChangeWrite(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
+    result = await client.write({ ...driver.templateChange(workload, change), dryRun: true } as Parameters<ClusterClient['write']>[0]);
   } catch (err) {
     if (err instanceof ValidationError) {
       throw unprocessable([{ path: change.type === 'images' ? 'images' : 'templatePatch', reason: `the apiserver refuses the change (dry-run): ${err.message}` }], err, 'command refused');
     }
-    if (err instanceof ForbiddenError) return; // no dry-run grant: the reconcile reports a refusal as a failed release
+    if (err instanceof ForbiddenError) return null; // no dry-run grant: the reconcile reports a refusal as a failed release
     throw err;
   }
   if (result && canonicalJson(driver.podTemplate(result)) === canonicalJson(template)) {
     throw conflict(change.type === 'images' ? 'images' : 'templatePatch', 'nothing to release: the change leaves the pod template as it is');
   }
+  return null;
 }
 
 /** 409 about one field of the command. */

@@ -32,6 +32,8 @@ export function commandRejection(cmd: CommandBody, spec: RolloutSpec, s: Release
     case 'retry':
       return !rel || rel.failure === null ? 'the release has not failed' : null;
     case 'undo':
+      // A member's revisions are its fleet's to choose (the planner ignores it: shared/rollout/commands.ts).
+      if (spec.fleet) return `a member of fleet ${spec.fleet.name} goes back with rollouts fleet abort, not undo`;
       return s.stableRevision === null && !rel ? 'the workload has not been adopted yet: there is no revision to go back to' : null;
     case 'release':
     case 'delete':

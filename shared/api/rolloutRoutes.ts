@@ -15,7 +15,7 @@ import type { RouteContext } from './routes.ts';
 import type { ApiDeps, ApiResponse, ApplyResponse, GetResponse, HistoryResponse, ListResponse, RolloutSummary } from './types.ts';
 import { isBeingDeleted, rolloutSummary, statusView } from './views.ts';
 import { rolloutKeyString } from '../rollout/key.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 
 /** Loads of the list route run this many at a time (one Query each). */
 const LIST_CONCURRENCY = 8;
@@ -31,6 +31,7 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
 
   const loaded = await deps.store.load(key);
   if (isBeingDeleted(loaded.state.state)) throw new HttpError(409, `${rolloutKeyString(key)} is being deleted; apply again once it is gone`);
+  refuseFleetMember(loaded.spec, 'apply');
   const previous = loaded.spec;
   if (previous && loaded.state.state.release) {
     // As Kruise's validator: the workload and the number of steps are fixed while a release runs
@@ -62,6 +63,16 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
   deps.onSpecStored?.(key);
   await requestReconcile(deps, key);
   return json(previous ? 200 : 201, applied(key, specVersion, false, spec));
+}
+
+/**
+ * A fleet's member Rollout is the fleet's (docs/fleet.md, "State model"): nobody applies, deletes,
+ * releases or undoes it through the API. Member verbs (approve, pause, resume, abort, retry) stay.
+ */
+export function refuseFleetMember(stored: StoredSpec | null, verb: string): void {
+  if (!stored?.spec.fleet) return;
+  const fleet = stored.spec.fleet.name;
+  throw new HttpError(409, `${verb} ${rolloutKeyString(stored.spec)}: owned by fleet ${fleet}; change the FleetRollout (rollouts fleet apply, rollouts fleet release ${fleet})`);
 }
 
 export async function listRollouts({ req, deps }: RouteContext): Promise<ApiResponse> {
@@ -122,6 +133,9 @@ function specIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): FieldIss
   if (spec.namespace !== key.namespace) issues.push({ path: 'metadata.namespace', reason: `is "${spec.namespace}" but the URL names "${key.namespace}"` });
   if (!deps.supportedKinds.includes(spec.workloadRef.kind)) issues.push({ path: 'spec.workloadRef.kind', reason: 'not supported yet' });
   issues.push(...notYetRunnable(spec));
+  if (deps.partitionRefusal && spec.deploymentStrategy === 'Partition') { // only a Deployment's spec has one
+    issues.push({ path: 'spec.deploymentStrategy', reason: `Partition cannot complete here: ${deps.partitionRefusal}` });
+  }
   return issues;
 }
 
@@ -138,7 +152,7 @@ async function routerIssues(spec: RolloutSpec): Promise<FieldIssue[]> {
  * exist yet (a GitOps apply may come first), the reconcile reports it as Degraded instead.
  */
 async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps): Promise<FieldIssue[]> {
-  const driver = WORKLOAD_DRIVERS[spec.workloadRef.kind];
+  const driver = driverFor(spec.workloadRef.kind);
   const check = driver.applyCheck?.(spec) ?? null;
   if (!deps.clusters || check === null) return [];
   let workload;

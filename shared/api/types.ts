@@ -32,6 +32,12 @@ export interface ApiDeps {
   queue: ReconcileQueue;
   /** Workload kinds with a driver; apply answers 422 for the others. */
   supportedKinds: readonly WorkloadKind[];
+  /**
+   * Local mode on a cluster whose admission policy would deny our Partition hand-back, acting as a
+   * user who may not impersonate the product's identity (shared/local/identity.ts): why a Partition
+   * Rollout is refused at apply. Absent/null: no such refusal.
+   */
+  partitionRefusal?: string | null;
   clock: Clock;
   /** Largest accepted body, in bytes (413 above). */
   maxBodyBytes: number;
@@ -86,6 +92,8 @@ export interface RolloutSummary {
   rollout: RolloutKey;
   workload: { kind: WorkloadKind; name: string };
   phase: Phase;
+  /** Paused by `rollouts pause` or spec.strategy.paused (the views show such a release as Paused: shared/client/status.ts). */
+  paused: boolean;
   /** The one-line reason (ReleaseState.message). */
   message: string;
   /** Its structured cause: what blocks, since and until when (shared/rollout/cause.ts). */
@@ -153,6 +161,21 @@ export interface CommandResponse {
    * live workload; null when this API cannot read the cluster or the workload is gone.
    */
   handBack?: { workload: string; restores: string[] } | null;
+  /**
+   * undo only: where it goes and how it moves, resolved against the live workload and the rollout's
+   * completed revisions (shared/rollout/undo.ts); null when this API cannot read the cluster (the
+   * reconciler decides then).
+   */
+  undo?: UndoPreview | null;
+  /** True when the request was a dry run: the answer says what would happen, nothing was recorded. */
+  dryRun?: boolean;
+}
+
+/** The revision an undo goes to, and how: every pod at once (it completed a release) or through the Rollout's steps. */
+export interface UndoPreview {
+  revision: number;
+  images: Record<string, string>;
+  move: 'all-at-once' | 'through-steps';
 }
 
 export interface ClusterResponse {

@@ -21,6 +21,7 @@ export function rolloutSummary(spec: RolloutSpec, state: ReleaseState): RolloutS
     rollout: keyOf(spec),
     workload: { kind: spec.workloadRef.kind, name: spec.workloadRef.name },
     phase: state.phase,
+    paused: state.userPaused || spec.paused,
     message: state.message,
     cause: state.cause ?? null,
     step: stepOf(spec, state),

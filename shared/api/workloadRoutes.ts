@@ -1,15 +1,13 @@
 // GET /v1/rollouts/{c}/{ns}/{name}/workload: the live workload behind a rollout, for the revision →
 // ReplicaSet/ControllerRevision → pods tree of `rollouts get`. Read from the cluster on each call
-// (never stored) with the workload driver's own observe — one GET of the workload and LISTs of its
-// revisions and pods — plus one LIST of pods by the workload's selector when the driver lists none
-// (a Deployment, mostly). Exactly what the read-only ClusterRole serverless-rollouts-view
+// (never stored) with the workload driver's own observe, asked for the pods — one GET of the
+// workload and LISTs of its revisions and pods. Exactly what the read-only ClusterRole serverless-rollouts-view
 // (infra/k8s/rollouts-rbac.yaml, the drivers' rbac.view) allows. Only an API given cluster access
 // (`deps.clusters`) can answer; others say so with a 503 that the CLI shows instead of the tree.
 import { NotFoundError } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
-import { selectorString, spec as specOf } from '../workloads/common/objects.ts';
 import type { Observation } from '../workloads/driver.ts';
-import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { driverFor } from '../workloads/registry.ts';
 import { HttpError, json } from './httpError.ts';
 import type { RouteContext } from './routes.ts';
 import type { ApiResponse } from './types.ts';
@@ -29,13 +27,12 @@ export async function rolloutWorkload({ params, deps }: RouteContext): Promise<A
   }
   const { key, spec } = await loadExisting(deps, params);
   const ref = spec.spec.workloadRef;
-  const driver = WORKLOAD_DRIVERS[ref.kind];
+  const driver = driverFor(ref.kind);
   let observed: Observation;
   try {
     const client = await deps.clusters.client(key.cluster);
-    observed = await driver.observe(client, key.namespace, ref, deps.clock.now());
-    const selector = observed.workload ? selectorString(specOf(observed.workload).selector) : '';
-    if (observed.pods.length === 0 && selector !== '') observed = { ...observed, pods: await client.list('v1', 'Pod', key.namespace, selector) };
+    // Every pod, also where the counts need none (a Deployment at rest): the tree shows them.
+    observed = await driver.observe(client, key.namespace, ref, deps.clock.now(), { pods: true });
   } catch (err) {
     throw new HttpError(502, `reading the workload of ${rolloutKeyString(key)} from cluster "${key.cluster}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }

@@ -28,8 +28,11 @@ export interface WorkloadRevision {
   /** Our revision id (the ids in the rollout's status). */
   id: string;
   images: Record<string, string>;
-  /** The name of the ReplicaSet (Deployment) or ControllerRevision (the other kinds) of this revision; the newest if two. */
-  replicaSet: string;
+  /**
+   * The name of the object that holds this revision (WorkloadView.holderKind: a Deployment's
+   * ReplicaSet, the other kinds' ControllerRevision); the newest if two; the revision id when none is left.
+   */
+  holder: string;
   desired: number;
   current: number;
   ready: number;
@@ -66,7 +69,7 @@ function revision(r: RevisionView, members: RevisionMembers | undefined, now: nu
   const holder = members?.holder ?? undefined;
   return {
     number: r.number, id: r.id, images: r.images,
-    replicaSet: holder?.metadata.name ?? r.id,
+    holder: holder?.metadata.name ?? r.id,
     desired: r.desired, current: r.current, ready: r.ready, available: r.available,
     ageSeconds: holder ? ageSeconds(holder, now) : 0,
     pods: [...(members?.pods ?? [])].sort(byName).map((p) => podView(p, now)),

@@ -39,7 +39,7 @@ export const ENV = {
    */
   apiAuthorization: 'ROLLOUTS_API_AUTHORIZATION',
   /**
-   * The watch-proxy function, started on demand (shared/app/watcherDemand.ts): a reconcile pass
+   * The watch-proxy function, started on demand (shared/watch/watcherDemand.ts): a reconcile pass
    * whose pods are moving makes sure one runs. Unset: no on-demand watcher (a scheduled one, or none).
    */
   watchProxyFunction: 'ROLLOUTS_WATCH_PROXY_FUNCTION',

@@ -1,7 +1,7 @@
 // The custom resources the Kubernetes adapter serves, as the drivers declare them (each one's
 // workload and watches, shared/workloads/registry.ts), for every composition root that builds a
 // cluster client. Here, not in the adapter, because the drivers and the adapter import nothing of
-// each other (shared/kube/cluster.ts).
+// each other (shared/ports.ts).
 import { declaredResources, type KubeResource } from '../adapters/kubernetes/kinds.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { TRAFFIC_RESOURCES } from '../traffic/registry.ts';

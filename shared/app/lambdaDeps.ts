@@ -1,5 +1,5 @@
 // Composition root of the functions that reach clusters (reconcile, watch-proxy): the core
-// (coreDeps.ts) plus the cluster provider, the drivers and the EventBridge adapters, built once per
+// (coreDeps.ts) plus the cluster provider, the drivers, the EventBridge publisher and the watch sink, built once per
 // Lambda container from the validated configuration. Tests build the same graph with
 // `buildAppDeps` on emulator clients instead of reading the environment.
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -11,11 +11,11 @@ import { LambdaWatcherLauncher } from '../adapters/lambda/watcherLauncher.ts';
 import { RegisteredClusterProvider, type RegisteredClusterProviderOptions } from '../adapters/kubernetes/clusterProvider.ts';
 import { EventBridgePublisher } from '../adapters/eventbridge/publisher.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
-import { WatchEventSink } from '../adapters/eventbridge/watchEventSink.ts';
 import { awsRetryConfig } from '../adapters/aws/retryConfig.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { ReconcileDeps } from '../reconcile/deps.ts';
-import type { WatchClusters } from '../ports.ts';
+import type { WatchClusters, WatchSink } from '../ports.ts';
+import { queueWatchSink } from '../watch/queueSink.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { buildCoreDeps, type CoreBuildOptions, type CoreDeps } from './coreDeps.ts';
 import { WORKLOAD_RESOURCES } from './kubeResources.ts';
@@ -26,7 +26,8 @@ export interface AppDeps extends CoreDeps {
   clusters: RegisteredClusterProvider;
   /** What the watch-proxy watches through (the same provider and its cached connections). */
   watchClusters: WatchClusters;
-  watchSink: WatchEventSink;
+  /** The watch-proxy's notices: straight to the work queue. */
+  watchSink: WatchSink;
   reconcile: ReconcileDeps;
   /** One-off schedules for wake-ups beyond SQS's delay; absent when not configured (the sweep covers them). */
   wakeups?: WakeScheduler;
@@ -67,8 +68,8 @@ export function buildAppDeps(config: Config, opts: BuildOptions = {}): AppDeps {
     ...(watcher ? { watcher } : {}),
     clusters,
     watchClusters: { source: (cluster) => clusters.kubeClient(cluster), invalidate: (cluster) => clusters.invalidate(cluster) },
-    watchSink: new WatchEventSink({ client: eventBridge, eventBusName: config.eventBusName, eventSource: config.eventSource, meter }),
-    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter, calls: new AdapterCallRunner({ clock, kubeConfig: (cluster) => clusters.kubeConfig(cluster) }) },
+    watchSink: queueWatchSink(core.queue),
+    reconcile: { store, clusters, drivers: WORKLOAD_DRIVERS, events, clock, meter, queue: core.queue, calls: new AdapterCallRunner({ clock, kubeConfig: (cluster) => clusters.kubeConfig(cluster) }) },
   };
 }
 

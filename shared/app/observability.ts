@@ -78,11 +78,19 @@ export function transitionMetricName(type: string): string {
   return `Transition${type.replace(/[^A-Za-z0-9]/g, '')}`;
 }
 
-/** Publishes through `inner` and counts each transition published (one metric per type). */
+/**
+ * Publishes through `inner` and counts each transition published (one metric per type): a fleet's
+ * too ("Fleet Wave Started" → TransitionFleetWaveStarted: waves started and completed, member
+ * failures, halts, rollbacks).
+ */
 export function countingPublisher(inner: EventPublisher, metrics: Metrics): EventPublisher {
   return {
     async publish(events) {
       await inner.publish(events);
+      for (const e of events) metrics.addMetric(transitionMetricName(e.type), MetricUnit.Count, 1);
+    },
+    async publishFleet(events) {
+      await inner.publishFleet(events);
       for (const e of events) metrics.addMetric(transitionMetricName(e.type), MetricUnit.Count, 1);
     },
   };

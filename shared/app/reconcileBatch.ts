@@ -15,8 +15,7 @@ import type { Log } from '../ports.ts';
 import type { Clock, ReconcileQueue } from '../ports.ts';
 import type { ReconcileResult } from '../reconcile/reconcile.ts';
 import { runsAskedFor } from '../reconcile/runAgain.ts';
-import type { RolloutKey } from '../rollout/types.ts';
-import { rolloutKeyString } from '../rollout/key.ts';
+import { queueKeyString, type QueueKey } from '../fleet/key.ts';
 
 export interface BatchRecord {
   messageId: string;
@@ -26,7 +25,7 @@ export interface BatchRecord {
 }
 
 export interface ReconcileBatchDeps {
-  run(key: RolloutKey, trigger: Trigger): Promise<ReconcileResult>;
+  run(key: QueueKey, trigger: Trigger): Promise<ReconcileResult>;
   /** Where re-runs go (delayed, so the standard trigger queue). */
   queue: ReconcileQueue;
   clock: Clock;
@@ -40,7 +39,7 @@ export interface ReconcileBatchDeps {
 }
 
 export interface KeyOutcome {
-  key: RolloutKey;
+  key: QueueKey;
   messageIds: string[];
   result: ReconcileResult | null;
   error: unknown;
@@ -55,7 +54,7 @@ export interface BatchOutcome {
 }
 
 export async function reconcileBatch(records: readonly BatchRecord[], deps: ReconcileBatchDeps): Promise<BatchOutcome> {
-  const groups = new Map<string, { key: RolloutKey; triggers: DecodedTrigger[]; messageIds: string[]; redelivered: boolean }>();
+  const groups = new Map<string, { key: QueueKey; triggers: DecodedTrigger[]; messageIds: string[]; redelivered: boolean }>();
   let invalid = 0;
   for (const record of records) {
     const decoded = decodeTriggerBody(record.body);
@@ -64,7 +63,7 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
       deps.log.error('dropping a message that names no rollout', { messageId: record.messageId, body: record.body.slice(0, 200) });
       continue;
     }
-    const id = rolloutKeyString(decoded.key);
+    const id = queueKeyString(decoded.key);
     const group = groups.get(id) ?? { key: decoded.key, triggers: [], messageIds: [], redelivered: false };
     group.triggers.push(decoded);
     group.messageIds.push(record.messageId);
@@ -77,10 +76,10 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
     try {
       const result = await deps.run(g.key, trigger);
       await followUp(g.key, result, g.redelivered, deps);
-      deps.log.info('reconciled', { rollout: rolloutKeyString(g.key), trigger, outcome: result.outcome, phase: result.phase, requeueSeconds: result.requeueSeconds, messages: g.messageIds.length });
+      deps.log.info('reconciled', { rollout: queueKeyString(g.key), trigger, outcome: result.outcome, phase: result.phase, requeueSeconds: result.requeueSeconds, messages: g.messageIds.length });
       return { key: g.key, messageIds: g.messageIds, result, error: null };
     } catch (error) {
-      deps.log.error('reconcile failed; the messages will be redelivered', { rollout: rolloutKeyString(g.key), error: describe(error) });
+      deps.log.error('reconcile failed; the messages will be redelivered', { rollout: queueKeyString(g.key), error: describe(error) });
       return { key: g.key, messageIds: g.messageIds, result: null, error };
     }
   }, { concurrency: deps.concurrency ?? 4 });
@@ -109,7 +108,7 @@ export async function reconcileBatch(records: readonly BatchRecord[], deps: Reco
  *    one-minute sweep. Schedules are idempotent, and a duplicate delayed message costs one no-op pass.
  *  - the superseded wake-up's schedule, when the wake-up moved, is deleted.
  */
-async function followUp(key: RolloutKey, result: ReconcileResult, redelivered: boolean, deps: ReconcileBatchDeps): Promise<void> {
+async function followUp(key: QueueKey, result: ReconcileResult, redelivered: boolean, deps: ReconcileBatchDeps): Promise<void> {
   const now = deps.clock.now();
   const moved = result.outcome === 'progressed' && result.wakeAt !== result.previousWakeAt;
   for (const ask of runsAskedFor(result, now)) {

@@ -3,6 +3,8 @@
 import { Command, CommanderError } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import * as apply from './commands/apply.ts';
+import * as clusters from './commands/clusters.ts';
+import * as fleet from './commands/fleet.ts';
 import * as dashboard from './commands/dashboard.ts';
 import * as del from './commands/delete.ts';
 import * as get from './commands/get.ts';
@@ -24,7 +26,7 @@ interface CommandModule {
 }
 
 // In the order `rollouts --help` lists them: run local mode, change things, look at them, offline tools.
-const COMMANDS: readonly CommandModule[] = [serve, apply, release, verbs, undo, del, get, status, history, list, dashboard, plan, validate];
+const COMMANDS: readonly CommandModule[] = [serve, apply, release, verbs, undo, del, get, status, history, list, clusters, fleet, dashboard, plan, validate];
 
 export function buildProgram(io: CliIO = processIO): Command {
   const program = new Command('rollouts')
@@ -36,7 +38,33 @@ export function buildProgram(io: CliIO = processIO): Command {
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('afterAll', EXIT_CODES_HELP);
   for (const command of COMMANDS) command.register(program, io);
+  for (const command of program.commands) unknownOptionsFirst(command);
   return program;
+}
+
+/**
+ * Commander checks required options before unknown ones, so `release web --imgae app=x` said that
+ * --image is missing. Required options are checked here after it, just before the action, so a
+ * mistyped option is named as unknown (with commander's "Did you mean --image?").
+ */
+function unknownOptionsFirst(command: Command): void {
+  const required = command.options.filter((o) => o.mandatory);
+  for (const option of required) option.mandatory = false;
+  if (required.length === 0) return;
+  command.hook('preAction', (cmd) => {
+    const missing = required.find((o) => cmd.getOptionValue(o.attributeName()) === undefined);
+    if (missing) cmd.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: EXIT.usage });
+  });
+}
+
+/**
+ * The first word when it names no command (`rollouts fleet --help`): commander would print the
+ * top-level help and exit 0 for it, as if the command existed.
+ */
+function unknownCommand(program: Command, argv: readonly string[]): string | null {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || first === 'help') return null;
+  return program.commands.some((c) => c.name() === first || c.aliases().includes(first)) ? null : first;
 }
 
 /** Commander's own outcomes: help and version are successes, everything else is a usage error. */
@@ -49,7 +77,10 @@ function commanderExitCode(err: CommanderError): number {
 /** Runs `rollouts <argv…>` and returns the exit code; never calls process.exit. */
 export async function run(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   try {
-    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    const program = buildProgram(io);
+    const unknown = unknownCommand(program, argv);
+    if (unknown !== null) program.error(`error: unknown command '${unknown}'`, { code: 'commander.unknownCommand', exitCode: EXIT.usage });
+    await program.parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) return commanderExitCode(err);

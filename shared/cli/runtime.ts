@@ -16,6 +16,12 @@ export interface CliRuntime {
   isTTY: boolean;
   /** Calls `handler` on Ctrl-C (SIGINT) or SIGTERM; returns the function that stops listening. */
   onInterrupt(handler: () => void): () => void;
+  /**
+   * Calls `handler` once when the process that started this one is gone (`kill -9` of `npm start`'s
+   * npm): the parent PID changes when the orphan is re-parented (to PID 1 or a subreaper). Returns
+   * the function that stops watching.
+   */
+  onParentGone(handler: (parentPid: number) => void): () => void;
 }
 
 export interface RuntimeIO extends CliIO {
@@ -44,7 +50,22 @@ const processRuntime: CliRuntime = {
       process.off('SIGTERM', handler);
     };
   },
+  onParentGone(handler) {
+    // No event tells a process its parent died (Linux's PR_SET_PDEATHSIG is not reachable from
+    // Node); process.ppid is read afresh on each access, so a poll sees the re-parenting.
+    const parent = process.ppid;
+    const timer = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(timer);
+      handler(parent);
+    }, PARENT_POLL_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
 };
+
+/** How often serve looks for its parent: a kill -9 of npm is noticed within this. */
+const PARENT_POLL_MS = 1000;
 
 export function runtimeOf(io: CliIO): CliRuntime {
   const given = (io as RuntimeIO).runtime ?? {};
@@ -56,5 +77,6 @@ export function runtimeOf(io: CliIO): CliRuntime {
     sleep: given.sleep ?? processRuntime.sleep,
     isTTY: given.isTTY ?? processRuntime.isTTY,
     onInterrupt: given.onInterrupt ?? processRuntime.onInterrupt,
+    onParentGone: given.onParentGone ?? processRuntime.onParentGone,
   };
 }

@@ -4,7 +4,7 @@
 //   else                                → a one-line error saying how to start local mode
 import { LOCAL_CLUSTER, dataDirPaths, resolveDataDir } from '../local/dataDir.ts';
 import { ConfigError } from '../errors.ts';
-import { ApiClient, type ApiTarget } from '../client/client.ts';
+import { ApiClient, ApiUnreachableError, type ApiTarget } from '../client/client.ts';
 import { CliExit, EXIT, type CliIO } from './io.ts';
 import type { CliRuntime } from './runtime.ts';
 
@@ -51,6 +51,23 @@ export async function resolveTarget(opts: TargetOptions, rt: CliRuntime, io: Cli
   }
   const target: ApiTarget = { mode: 'local', endpoint: local };
   return { client: new ApiClient(target, { fetch: rt.fetch }), cluster: clusterOf(target) };
+}
+
+/**
+ * For a long-running client of local mode (the dashboard): the API as `<data dir>/endpoint` names it
+ * now. Each `npm start` may listen on another port and rewrites the file, so it is read again on
+ * every call (a few bytes, once a poll) and a new client made when the URL changed. Without the file
+ * local mode is not running: ApiUnreachableError says so, and the next call finds it again.
+ */
+export function followLocalEndpoint(rt: CliRuntime, io: CliIO, first: ApiClient): () => Promise<ApiClient> {
+  const file = dataDirPaths(resolveDataDir(rt.env, rt.cwd)).endpoint;
+  let current = first;
+  return async () => {
+    const endpoint = await readEndpoint(io, file);
+    if (endpoint === null) throw new ApiUnreachableError(`local mode is not running (no ${file}): start it with \`npm start\``);
+    if (endpoint !== current.target.endpoint) current = new ApiClient({ mode: 'local', endpoint }, { fetch: rt.fetch });
+    return current;
+  };
 }
 
 function endpointUrl(text: string): URL {

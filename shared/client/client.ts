@@ -2,7 +2,8 @@
 // or a deployed stack (Function URL, SigV4-signed). Answers are typed with the API's own response
 // shapes; failures become ApiError (the API answered 4xx/5xx) or ApiUnreachableError (no answer).
 import type { CommandVerb } from '../api/commandBodies.ts';
-import type { ApplyResponse, CommandResponse, GetResponse, HistoryResponse, ListResponse, StatusResponse } from '../api/types.ts';
+import type { FleetApplyResponse, FleetCommandResponse, FleetGetResponse, FleetHistoryResponse, FleetSummary } from '../api/fleetRoutes.ts';
+import type { ApplyResponse, ClusterListResponse, CommandResponse, GetResponse, HistoryResponse, ListResponse, StatusResponse } from '../api/types.ts';
 import type { WorkloadResponse } from '../api/workloadRoutes.ts';
 import { RolloutsError, type FieldIssue } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
@@ -86,6 +87,34 @@ export class ApiClient {
     return this.call('DELETE', rolloutPath(key), { body: JSON.stringify(body) });
   }
 
+  clusters(): Promise<ClusterListResponse> {
+    return this.call('GET', '/v1/clusters');
+  }
+
+  fleetApply(name: string, document: unknown): Promise<FleetApplyResponse> {
+    return this.call('PUT', fleetPath(name), { body: JSON.stringify(document) });
+  }
+
+  fleetGet(name: string): Promise<FleetGetResponse> {
+    return this.call('GET', fleetPath(name));
+  }
+
+  fleetList(): Promise<{ fleets: FleetSummary[] }> {
+    return this.call('GET', '/v1/fleets');
+  }
+
+  fleetHistory(name: string): Promise<FleetHistoryResponse> {
+    return this.call('GET', `${fleetPath(name)}/history`);
+  }
+
+  fleetCommand(name: string, verb: string, body: Record<string, unknown> = {}): Promise<FleetCommandResponse> {
+    return this.call('POST', `${fleetPath(name)}/${encodeURIComponent(verb)}`, { body: JSON.stringify(body) });
+  }
+
+  fleetDelete(name: string): Promise<{ fleet: string; deleted: boolean; members: string[] }> {
+    return this.call('DELETE', fleetPath(name));
+  }
+
   private async call<T>(method: string, path: string, opts: { body?: string; query?: Record<string, string> } = {}): Promise<T> {
     const url = new URL(path.replace(/^\//, ''), this.target.endpoint.endsWith('/') ? this.target.endpoint : `${this.target.endpoint}/`);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
@@ -110,6 +139,10 @@ export class ApiClient {
     }
     throw errorOf(res.status, body, text);
   }
+}
+
+export function fleetPath(name: string): string {
+  return `/v1/fleets/${encodeURIComponent(name)}`;
 }
 
 export function rolloutPath(key: RolloutKey): string {

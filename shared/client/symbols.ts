@@ -1,17 +1,36 @@
 // Status icons and ages as kubectl-argo-rollouts shows them (pkg/kubectl-argo-rollouts/info), so
-// people who know that tool read ours at a glance.
-import type { Phase, ReleaseState } from '../rollout/types.ts';
+// people who know that tool read ours at a glance, with one difference: every glyph is one that
+// common monospace fonts draw (checked against DejaVu Sans Mono, the default of most Linux terminals,
+// with `fc-list ':charset=<hex>'`). Argo's ॥ (U+0965, Devanagari), ⧉ and ⟳ show as boxes there or
+// shift the tree's columns; COVERED_GLYPHS lists what may be used and a unit test holds us to it.
+import type { Phase } from '../rollout/types.ts';
 
 export const ICON = {
   ok: '✔',
   progressing: '◌',
-  paused: '॥',
+  paused: '‖',
   bad: '✖',
   warning: '⚠',
   waiting: '◷',
   neutral: '•',
   unknown: '?',
 } as const;
+
+/** The revision tree's node marks (Argo: ⟳ rollout, ⧉ ReplicaSet, □ pod). */
+export const TREE_ICON = {
+  rollout: '↻',
+  replicaSet: '◫',
+  pod: '□',
+} as const;
+
+/**
+ * Every non-ASCII character the CLI's views and the dashboard's status cells may print: each is in
+ * DejaVu Sans Mono (`fc-list ':charset=2016' | grep -c "DejaVu Sans Mono"` and so on) and is one
+ * column wide. Box drawing (├ │ └ ─) and the step marker ◀ are here too.
+ */
+export const COVERED_GLYPHS: ReadonlySet<string> = new Set([
+  ...Object.values(ICON), ...Object.values(TREE_ICON), '├', '│', '└', '─', '◀', '·', '→',
+]);
 
 const PHASE_ICON: Record<Phase, string> = {
   Healthy: ICON.ok,
@@ -25,17 +44,6 @@ const PHASE_ICON: Record<Phase, string> = {
 
 export function phaseIcon(phase: Phase): string {
   return PHASE_ICON[phase] ?? ICON.unknown;
-}
-
-/**
- * The status shown for a rollout: its phase with the phase's icon, except that a release waiting at
- * a pause step (approval or timer), or paused by a command, shows as "॥ Paused" as Argo Rollouts
- * does. The phase itself (JSON output, `status`) stays Progressing.
- */
-export function displayStatus(state: ReleaseState): string {
-  const rel = state.release;
-  if (state.phase === 'Progressing' && (state.userPaused || (rel !== null && rel.stepState === 'StepPaused' && rel.failure === null))) return `${ICON.paused} Paused`;
-  return `${phaseIcon(state.phase)} ${state.phase}`;
 }
 
 /** kubectl's short ages: 42s, 3m20s, 25m, 5h10m, 3d. */

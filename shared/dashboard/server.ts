@@ -24,7 +24,8 @@ import type { DashboardAssets } from './assets.ts';
 import { DASHBOARD_HEADER, DASHBOARD_VERBS, type DashboardConfig, type RolloutDetail } from './types.ts';
 
 export interface DashboardOptions {
-  client: ApiClient;
+  /** The API's client, or a function giving the one to use now (local mode, whose port changes at each start). */
+  client: ApiClient | (() => Promise<ApiClient>);
   assets: DashboardAssets;
   /** 0: any free port. */
   port: number;
@@ -102,7 +103,7 @@ class DashboardRequestError extends RolloutsError {
 
 async function apiRoute(req: IncomingMessage, url: URL, method: string, opts: DashboardOptions, port: number): Promise<unknown> {
   const parts = url.pathname.split('/').slice(2).map((p) => decodeURIComponent(p));
-  const { client } = opts;
+  const client = typeof opts.client === 'function' ? await opts.client() : opts.client;
   if (method === 'GET' && parts.length === 1 && parts[0] === 'config') {
     const config: DashboardConfig = { mode: client.target.mode, endpoint: client.target.endpoint, pollMs: opts.pollMs, cluster: opts.cluster ?? null };
     return config;

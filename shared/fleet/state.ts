@@ -28,3 +28,8 @@ export function allMembers(rel: FleetRelease): MemberRun[] {
 export function waveOf(rel: FleetRelease, cluster: string): WaveRun | undefined {
   return rel.waves.find((w) => w.members.some((m) => m.cluster === cluster));
 }
+
+/** A command already recorded or applied (its id is remembered): recording it again changes nothing. */
+export function isDuplicateFleetCommand(state: FleetState, id: string): boolean {
+  return state.commands.some((c) => c.id === id) || state.appliedCommandIds.includes(id);
+}

@@ -4,3 +4,9 @@
 
 /** The ClusterRole of pod hooks: bound per namespace where Rollouts use hooks, never cluster-wide. */
 export const HOOKS_CLUSTER_ROLE = 'serverless-rollouts-hooks';
+
+/** The ClusterRole of the reconcile and watch-proxy functions (bound to the group of the same name). */
+export const ROLLOUTS_CLUSTER_ROLE = 'serverless-rollouts';
+
+/** The read-only ClusterRole of the API (bound to the group of the same name). */
+export const VIEW_CLUSTER_ROLE = 'serverless-rollouts-view';

@@ -1,5 +1,5 @@
 // Local mode (`rollouts serve`, `npm start`): the deployed system's code in one process, with local
-// adapters in place of the AWS services (DESIGN §2):
+// adapters in place of the AWS services (docs/architecture.md, "Data flow"):
 //   DynamoDB            → dynalite, persisted under the data directory (shared/adapters/dynamodb/embedded.ts)
 //   SQS FIFO + reconcile λ → LocalKeyedQueue whose worker calls reconcile (same per-key semantics)
 //   Scheduler + sweep λ → a 10 s timer running the same sweepDue (wake-ups due, and the resync:
@@ -23,13 +23,15 @@ import { Meter } from '../meter.ts';
 import type { Clock } from '../ports.ts';
 import type { ReconcileDeps } from '../reconcile/deps.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
-import type { RolloutKey } from '../rollout/types.ts';
+import { isFleetQueueKey, queueKeyString, type QueueKey } from '../fleet/key.ts';
 import { watchTargets } from '../watch/mapping.ts';
 import { CatalogRefreshRequests, runWatchProxy } from '../watch/watchProxy.ts';
 import { SUPPORTED_KINDS, WORKLOAD_DRIVERS } from '../workloads/registry.ts';
-import { printingPublisher, printingWatchLog, queueWatchSink, reconcileWorker, type LogLine } from './adapters.ts';
+import { printingPublisher, printingWatchLog, reconcileWorker, type LogLine } from './adapters.ts';
+import { queueWatchSink } from '../watch/queueSink.ts';
 import { LOCAL_CLUSTER, dataDirPaths, lockDataDir, type DataDirPaths } from './dataDir.ts';
 import { startLocalApiServer } from './httpServer.ts';
+import { chooseIdentity } from './identity.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
 import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
@@ -137,11 +139,13 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       reconcileWorker(reconcileDeps, opts.verbose ? { onResult: (key, reason, r) => log(`reconcile ${key} (${reason}): ${r.outcome} ${r.phase ?? ''}${r.requeueSeconds ? ` (again in ${r.requeueSeconds}s)` : ''}`) } : {}),
       {
         concurrency: LOCAL_RECONCILE_CONCURRENCY,
-        onError: (key, err) => log(`reconcile ${key.namespace}/${key.name} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
-        ...(opts.verbose ? { onScheduled: (key: RolloutKey, at: Date, reason: string) => log(`next pass of ${key.namespace}/${key.name} at ${at.toISOString()} (${reason})`) } : {}),
+        onError: (key, err) => log(`reconcile ${keyLabel(key)} failed, retrying: ${err instanceof Error ? err.message : String(err)}`),
+        ...(opts.verbose ? { onScheduled: (key: QueueKey, at: Date, reason: string) => log(`next pass of ${keyLabel(key)} at ${at.toISOString()} (${reason})`) } : {}),
       },
     );
     cleanups.push({ what: 'queue', run: () => queue.stop() });
+    // A member's transition enqueues its fleet, a fleet pass its members: through this same queue.
+    reconcileDeps.queue = queue;
 
     const watching = opts.watch ?? true;
     const catalogRefreshes = new CatalogRefreshRequests();
@@ -151,6 +155,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       supportedKinds: SUPPORTED_KINDS,
       maxBodyBytes: MAX_BODY_BYTES,
       requireRegisteredCluster: false,
+      partitionRefusal: target.partitionRefusal ?? null,
       // Every cluster name would reach the one cluster of the kubeconfig: only its own name is served.
       clusterNames: [LOCAL_CLUSTER],
       onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
@@ -170,10 +175,10 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
         clock,
         log: printingWatchLog(log),
         drivers: LOCAL_DRIVERS,
-        // Snappier than the Lambda's defaults: one small Query every 5 s (and after each apply), and a 50 ms coalescing window after the leading edge.
+        // Snappier than the Lambda's default: one small Query every 5 s (and after each apply). The
+        // coalescing window is the deployed one (DEFAULT_WINDOW_MS, 50 ms after the leading edge).
         refreshMs: 5000,
         refreshes: catalogRefreshes,
-        windowMs: 50,
       }).catch((err: unknown) => log(`watch stopped with an error: ${err instanceof Error ? err.message : String(err)}`));
       cleanups.push({ what: 'watches', run: async () => { watchStop.abort(); await proxy; } });
     } else {
@@ -199,7 +204,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     let stopping: Promise<void> | undefined;
     return {
       endpoint: server.url, paths, cluster: target.cluster, principal, resyncPeriodMs, sweepIntervalMs,
-      watched: watching ? watchTargets(LOCAL_DRIVERS).map((t) => t.kind) : null,
+      watched: watching ? watchedKinds() : null,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (err) {
@@ -226,6 +231,8 @@ interface ClusterTarget {
   engine: Omit<KubeconfigClusterProviderOptions, 'resources'>;
   /** Written to `<data dir>/kubeconfig` for kubectl. */
   userKubeconfig: string;
+  /** Why a Partition Rollout cannot be applied here (identity.ts), or null. */
+  partitionRefusal?: string | null;
 }
 
 async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: LogLine): Promise<ClusterTarget> {
@@ -233,11 +240,16 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
   if (opts.cluster !== 'sandbox') {
     const probe = await probeKubeconfig(opts.env ?? process.env);
     if (probe.usable) {
+      const identity = await chooseIdentity(probe.kubeConfig);
+      log(identity.kind === 'product'
+        ? `acting as user ${identity.impersonate.user}, group ${identity.impersonate.groups.join(', ')} (impersonated: the role of infra/k8s/rollouts-rbac.yaml)`
+        : `acting as the kubeconfig's own user${identity.partitionRefusal === null ? '' : '; Partition Rollouts are refused: it may not impersonate serverless-rollouts'}`);
       return {
         cluster: { kind: 'kubeconfig', server: probe.server, version: probe.version, context: probe.context, source: probe.source },
         sandbox: null,
-        engine: { kubeConfig: probe.kubeConfig },
+        engine: { kubeConfig: probe.kubeConfig, ...(identity.kind === 'product' ? { impersonate: identity.impersonate } : {}) },
         userKubeconfig: probe.kubeConfig.exportConfig(),
+        partitionRefusal: identity.kind === 'own' ? identity.partitionRefusal : null,
       };
     }
     if (opts.cluster === 'kubeconfig') throw new ConfigError(`no usable cluster: ${probe.reason}`);
@@ -255,6 +267,11 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
   };
 }
 
+/** How local mode's lines name a key: "namespace/name" for a rollout (one cluster), "F#name" for a fleet. */
+function keyLabel(key: QueueKey): string {
+  return isFleetQueueKey(key) ? queueKeyString(key) : `${key.namespace}/${key.name}`;
+}
+
 /** Who local commands are recorded as: the OS user (there is no IAM principal locally). */
 export function localPrincipal(env: Record<string, string | undefined>): string {
   try {
@@ -262,4 +279,13 @@ export function localPrincipal(env: Record<string, string | undefined>): string 
   } catch {
     return env.USER ?? env.USERNAME ?? 'local-user';
   }
+}
+
+/**
+ * The kinds the watches cover, each once, as the banner names them: Kruise's StatefulSet and
+ * DaemonSet share their kind with the native ones, so they go by Kruise's own names (Advanced …).
+ */
+export function watchedKinds(): string[] {
+  const names = watchTargets(LOCAL_DRIVERS).map((t) => (t.apiVersion.startsWith('apps.kruise.io/') && (t.kind === 'StatefulSet' || t.kind === 'DaemonSet') ? `Advanced ${t.kind}` : t.kind));
+  return [...new Set(names)];
 }

@@ -2,7 +2,7 @@
 // kinds it can release, and the test seams. Built by the composition roots (shared/app/lambdaDeps.ts,
 // shared/local/localMode.ts) and the test engine.
 import type { Meter } from '../meter.ts';
-import type { CallRunner, Clock, ClusterProvider, EventPublisher, StateStore } from '../ports.ts';
+import type { CallRunner, Clock, ClusterProvider, EventPublisher, ReconcileQueue, StateStore } from '../ports.ts';
 import type { WorkloadKind } from '../rollout/types.ts';
 import type { WorkloadDriver } from '../workloads/driver.ts';
 
@@ -14,6 +14,11 @@ export interface ReconcileDeps {
   clock: Clock;
   /** Counts requests of this pass; the adapters must have been built with the same meter. */
   meter?: Meter;
+  /**
+   * Where a pass asks for other keys' passes: a member's transition enqueues its fleet, a fleet pass
+   * enqueues the members it sent commands to or changed. Without it they wait for the sweep.
+   */
+  queue?: ReconcileQueue;
   /** Makes hook and gate calls (shared/adapters/checks); a Rollout with hooks or gates needs it. */
   calls?: CallRunner;
   /**

@@ -13,8 +13,7 @@ import { ConflictError, NotFoundError, TerminalError, TransientError, Validation
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
 import type { Action, Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec, WorkloadView } from '../rollout/types.ts';
-import { TEMPLATE_CHANGE_REASON } from '../workloads/common/templateChange.ts';
-import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
+import { TEMPLATE_CHANGE_REASON, type Observation, type WorkloadDriver } from '../workloads/driver.ts';
 import { canaryOwner, observeTraffic, splitActions, trafficView, trafficWrites, type TrafficObservation } from './traffic.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from '../meter.ts';
@@ -23,10 +22,10 @@ import type { ClusterClient, Outbox, StoredState } from '../ports.ts';
 import type { ReconcileDeps } from './deps.ts';
 import { flushOutbox } from './outbox.ts';
 import { makeCalls } from './calls.ts';
-import { podViews } from '../workloads/common/podViews.ts';
 import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
 import { REQUEUE_SECONDS } from './runAgain.ts';
+import { notifyFleet } from './fleet/notify.ts';
 
 /**
  * `retry`: a transient fault outlasted the adapters' retries; nothing was persisted, run again
@@ -149,7 +148,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
 
   let view = driver.view(observation);
   // Pod hooks and the per-pod update timeout look at pods one by one.
-  if (podLevel(spec)) view = { ...view, pods: podViews(driver.revisionMembers(observation)) };
+  if (podLevel(spec)) view = { ...view, pods: driver.podViews(observation) };
   // Traffic routing reads the router and the Services (traffic.ts).
   const label = driver.revisionLabel ?? null;
   if (traffic) view = { ...view, traffic: trafficView(spec, traffic, driver.revisionMembers(observation), label) };
@@ -198,6 +197,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     progress.state = state;
     progress.version = version;
     const flushed = await flushOutbox(deps, key, state, outbox, version);
+    await notifyFleet(deps, spec);
     // Hook and gate calls below write STATE again, on what the flush left; not on a STATE someone changed since.
     if (flushed !== null) ({ state, version } = flushed);
     else if (planned.invocations.length > 0) return result('conflict', { requeueSeconds: REQUEUE_SECONDS.lostRace, writes: writes.length });
@@ -240,7 +240,7 @@ function podLevel(spec: RolloutSpec): boolean {
 }
 
 /**
- * The release command whose template change the apiserver refused as invalid (400/422), matched by
+ * The release command (or fleet permit) whose template change the apiserver refused as invalid (400/422), matched by
  * order: the drivers write one template change per set-template action, in the order the planner
  * consumed the release commands. null when the refused write is not such a change (then the failure
  * is the driver's or the cluster's, and the pass fails as Degraded).
@@ -248,14 +248,15 @@ function podLevel(spec: RolloutSpec): boolean {
 function refusedCommand(err: unknown, write: KubeWrite, earlier: KubeWrite[], next: ReleaseState, state: ReleaseState): { id: string; reason: string } | null {
   if (!(err instanceof ValidationError) || write.reason !== TEMPLATE_CHANGE_REASON) return null;
   const consumed = new Set(next.appliedCommandIds);
-  const releases = state.commands.filter((c) => c.type === 'release' && consumed.has(c.id) && !state.appliedCommandIds.includes(c.id));
+  // A fleet's permit carrying a change writes the template as a release does, in the same order.
+  const releases = state.commands.filter((c) => (c.type === 'release' || (c.type === 'permit' && c.change !== undefined)) && consumed.has(c.id) && !state.appliedCommandIds.includes(c.id));
   const index = earlier.filter((w) => w.reason === TEMPLATE_CHANGE_REASON).length;
   const command = releases[index];
   return command ? { id: command.id, reason: `the cluster refused the template change: ${err.message}` } : null;
 }
 
 function withRefusal(commands: Command[], id: string, reason: string): Command[] {
-  return commands.map((c) => (c.id === id && c.type === 'release' ? { ...c, refusal: reason } : c));
+  return commands.map((c) => (c.id === id && (c.type === 'release' || c.type === 'permit') ? { ...c, refusal: reason } : c));
 }
 
 function diff(after: Record<MeterKey, number>, before: Record<MeterKey, number>): Record<MeterKey, number> {

@@ -1,4 +1,4 @@
-// The sweep: every scheduler tick, two kinds of rollout are queued for reconcile, both read from
+// The sweep: every scheduler tick, two kinds of rollout (and fleet: F#<name>, the same rules) are queued for reconcile, both read from
 // the due-GSI, never by a scan:
 //  - due: a wake-up has come (timed pause, window, deadline) or a release is active;
 //  - resync: every managed rollout, Healthy ones included, whose turn in the resync period falls
@@ -7,8 +7,7 @@
 // Queued on the FIFO queue with reason "sweep", whose deduplication id collapses a key swept twice
 // in one second (a retried tick, or a key both due and resynced) into one message.
 import type { BatchingQueue, Clock, StateStore } from '../ports.ts';
-import type { RolloutKey } from '../rollout/types.ts';
-import { rolloutKeyString } from '../rollout/key.ts';
+import { queueKeyString, type QueueKey } from '../fleet/key.ts';
 
 export interface SweepDeps {
   store: Pick<StateStore, 'queryDue' | 'queryResync'>;
@@ -44,8 +43,8 @@ export async function sweepDue(deps: SweepDeps, window: SweepWindow): Promise<Sw
     deps.store.queryDue(deps.clock.now(), limit),
     deps.store.queryResync(window.from, window.to, deps.resyncPeriodMs),
   ]);
-  const keys = new Map<string, RolloutKey>();
-  for (const key of [...due, ...resync]) keys.set(rolloutKeyString(key), key);
+  const keys = new Map<string, QueueKey>();
+  for (const key of [...due, ...resync]) keys.set(queueKeyString(key), key);
   const all = [...keys.values()];
   if (deps.queue.enqueueAll) await deps.queue.enqueueAll(all, { reason: 'sweep' });
   else for (const key of all) await deps.queue.enqueue(key, { reason: 'sweep' });

@@ -1,7 +1,8 @@
-// Batch arithmetic, reproduced exactly from Kruise Rollout and Kubernetes (reference/kruise-rollout.md §4).
+// Batch arithmetic, reproduced exactly from Kruise Rollout and Kubernetes (openkruise/rollouts: pkg/controller/batchrelease, CalculateBatchReplicas and IsBatchReady; k8s.io/apimachinery intstr).
 // Every function here is total over validated specs; they throw only on inputs validation rejects.
 import { isPercent, percentValue } from './intOrPercent.ts';
 import type { IntOrPercent, RolloutSpec, WorkloadKind } from './types.ts';
+import { workloadTypeOf } from './workloadKinds.ts';
 
 /**
  * k8s `intstr.GetScaledValueFromIntOrPercent`: an int is returned as is; "p%" becomes
@@ -25,12 +26,13 @@ function clamp(n: number, lo: number, hi: number): number {
 
 /**
  * Pods of the new revision that batch `replicas` asks for when the workload has `total` replicas.
- * Kruise `CalculateBatchReplicas` (ceil, clamp to [0, N]) and, for Deployments, `NewRSReplicasLimit`:
- * a percent other than the literal "100%" keeps at least one old pod when N > 1 (90% of 5 → 4).
+ * Kruise `CalculateBatchReplicas` (ceil, clamp to [0, N]) and, for the kinds that round so
+ * (WorkloadType.percentKeepsOldPod: a Deployment), `NewRSReplicasLimit`: a percent other than the
+ * literal "100%" keeps at least one old pod when N > 1 (90% of 5 → 4).
  */
 export function batchTarget(kind: WorkloadKind, replicas: IntOrPercent, total: number): number {
   const target = clamp(scaledValue(replicas, total, true), 0, total);
-  if (kind === 'Deployment' && isPercent(replicas) && replicas !== '100%' && total > 1) {
+  if (workloadTypeOf(kind).percentKeepsOldPod && isPercent(replicas) && replicas !== '100%' && total > 1) {
     return Math.min(target, total - 1);
   }
   return target;

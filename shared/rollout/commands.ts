@@ -5,7 +5,8 @@ import type { Draft } from './draft.ts';
 import { EVENT } from './events.ts';
 import { isMemberOf, permitApplied, permitHeld, permitRefused, revoke } from './fleetGate.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
-import type { Command, RevisionView, TemplateChange } from './types.ts';
+import type { Command, TemplateChange } from './types.ts';
+import { imagesText, undoTarget } from './undo.ts';
 
 /** After changing the pod template: look again this soon. */
 const TEMPLATE_SEEN_REQUEUE_SECONDS = 1;
@@ -87,12 +88,21 @@ function applyOne(d: Draft, cmd: Command): void {
     case 'undo': {
       // A member's revisions are its fleet's to choose: an undo here would release one no wave permitted.
       if (d.spec.fleet) return ignore(`a member of fleet ${d.spec.fleet.name} goes back with rollouts fleet abort, not undo`);
-      const target = undoTarget(d, cmd.toRevision);
+      const target = undoTarget(s, d.view, cmd.toRevision);
       if (typeof target === 'string') return ignore(target);
-      const stable = s.stableRevision ?? d.view.templateRevision;
+      const { revision } = target;
       s.userPaused = false;
-      d.startRelease('undo', target.id, stable, { endPhase: 'Completed' });
-      d.emit(EVENT.UndoStarted, `undo to revision ${target.number} by ${cmd.by}`, cmd.by);
+      if (target.move === 'through-steps') {
+        // No known-good state: its template is put back like a release's change, and the next pass
+        // releases it through the Rollout's steps (detectNewRevision), as requested by this user.
+        const refusal = changeTemplate(d, cmd, { type: 'revision', revision: revision.id });
+        if (refusal !== null) return refuseRequest(d, `undo by ${cmd.by} failed: ${refusal}`, cmd.by);
+        d.emit(EVENT.UndoStarted, `undo to revision ${revision.number} (${imagesText(revision.images)}) by ${cmd.by}: it never completed a release, so it goes through the Rollout's steps`, cmd.by);
+        return;
+      }
+      const stable = s.stableRevision ?? d.view.templateRevision;
+      d.startRelease('undo', revision.id, stable, { endPhase: 'Completed' });
+      d.emit(EVENT.UndoStarted, `undo to revision ${revision.number} (${imagesText(revision.images)}) by ${cmd.by}: it completed a release, every pod moves at once`, cmd.by);
       return;
     }
     case 'delete':
@@ -100,7 +110,8 @@ function applyOne(d: Draft, cmd: Command): void {
     case 'release': {
       const refusal = changeTemplate(d, cmd, cmd.change, cmd.startAt);
       if (refusal !== null) return refuseRequest(d, `release requested by ${cmd.by} failed: ${refusal}`, cmd.by);
-      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by);
+      // Listed under the release it asks for (the next one), not under the one before it.
+      d.emit(EVENT.ReleaseRequested, `release requested by ${cmd.by}${cmd.startAt ? `, not before ${cmd.startAt}` : ''}`, cmd.by, d.nextReleaseId());
       return;
     }
     case 'permit': {
@@ -158,17 +169,4 @@ function unknownContainers(d: Draft, change: TemplateChange): string | null {
   const unknown = Object.keys(change.images).filter((c) => !(c in live));
   if (unknown.length === 0) return null;
   return `container${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} not found in the live pod template (containers: ${Object.keys(live).join(', ') || 'none'})`;
-}
-
-/** The revision an undo goes to, or why there is none. Default: the newest revision other than the current one. */
-function undoTarget(d: Draft, toRevision: number | undefined): RevisionView | string {
-  const current = d.state.release?.targetRevision ?? d.view.templateRevision;
-  if (toRevision !== undefined) {
-    const found = d.view.revisions.find((r) => r.number === toRevision);
-    if (!found) return `revision ${toRevision} is not retained (known: ${d.view.revisions.map((r) => r.number).join(', ') || 'none'})`;
-    if (found.id === current && !d.state.release) return `revision ${toRevision} is already the current revision`;
-    return found;
-  }
-  const previous = d.view.revisions.find((r) => r.id !== current);
-  return previous ?? 'there is no previous revision to go back to';
 }

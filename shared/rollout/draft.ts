@@ -44,12 +44,15 @@ export class Draft {
   /** The command being applied: the events it causes carry its id. */
   commandId: string | null = null;
 
-  /** Record a transition; `by` names the principal when a command caused it. */
-  emit(type: EventType, message: string, by: string | null = null): void {
+  /**
+   * Record a transition; `by` names the principal when a command caused it. It belongs to the
+   * running release (else the last one) unless `releaseId` names another.
+   */
+  emit(type: EventType, message: string, by: string | null = null, releaseId?: string): void {
     const rel = this.state.release;
     this.events.push(
       rolloutEvent(this.spec, type, {
-        releaseId: rel?.id ?? this.state.lastRelease?.id ?? null,
+        releaseId: releaseId ?? rel?.id ?? this.state.lastRelease?.id ?? null,
         phase: this.state.phase,
         stepIndex: rel ? rel.stepIndex : null,
         message,
@@ -79,6 +82,11 @@ export class Draft {
     return this.wakeTimes.length === 0 ? null : new Date(Math.min(...this.wakeTimes)).toISOString();
   }
 
+  /** The id the next release started without an id of its own gets (startRelease). */
+  nextReleaseId(): string {
+    return `r${this.state.releaseSeq + 1}`;
+  }
+
   /** Begin a new release (or a rollback/undo, which are releases with a single implicit 100% step). */
   startRelease(kind: ReleaseKind, target: string, stable: string, opts: { id?: string; endPhase?: Release['endPhase'] } = {}): Release {
     const s = this.state;
@@ -90,8 +98,8 @@ export class Draft {
     }
     let id = opts.id;
     if (id === undefined) {
+      id = this.nextReleaseId();
       s.releaseSeq += 1;
-      id = `r${s.releaseSeq}`;
     }
     const notBefore = kind === 'release' ? latest(this.spec.startAt, s.scheduledStartAt) : null;
     // Who asked for the release travels with it (the four-eyes rule compares approvers against it).
@@ -127,6 +135,7 @@ export class Draft {
       // fleet knows the rollback for its own; and the fleet compares what members release by images.
       ...(replaced?.permit && replaced.id === opts.id ? { permit: replaced.permit } : {}),
       ...(this.spec.fleet ? { images: imagesOf(this.view, target) } : {}),
+      ...(this.view.pods ? { podsAtStart: this.view.pods.filter((p) => p.revision === target).map((p) => p.name).sort() } : {}),
     };
     s.release = release;
     return release;

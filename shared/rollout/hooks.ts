@@ -68,8 +68,8 @@ export function clearedTarget(d: Draft, rel: Release, desired: number): number {
 /**
  * Runs postUpdate on every pod this release brought to the target revision once it is Ready; true
  * once each has succeeded (then the batch may be done). Pods not Ready yet are the readiness
- * check's business. "Brought" is read from the pod: on the target since the release began, or
- * through this release's preUpdate (a rollback's target is the stable revision, whose untouched pods
+ * check's business. "Brought": not on the target when the release began, or through this
+ * release's preUpdate (broughtBy; a rollback's target is the stable revision, whose untouched pods
  * get no postUpdate).
  */
 export function postUpdatesDone(d: Draft, rel: Release): boolean {
@@ -100,9 +100,20 @@ function inFlight(d: Draft, rel: Release, pods: PodView[], old: readonly string[
   return preparing + settling + missing;
 }
 
-function broughtBy(rel: Release, pod: PodView): boolean {
+/**
+ * A pod on the target revision that this release brought there: it went through this release's
+ * preUpdate, or it was not on the target when the release started (Release.podsAtStart: a new pod,
+ * a pod recreated or updated in place since). Membership, not time: a creationTimestamp has whole
+ * seconds and startedAt milliseconds, so a pod created in the release's first second looked older
+ * than the release and never got its postUpdate (issue 21) — nor did the pods an automatic rollback
+ * recreates, which its very next pass puts back within the same second.
+ */
+export function broughtBy(rel: Release, pod: PodView): boolean {
   if (rel.hooks?.[hookKey('preUpdate', pod.name)] !== undefined) return true;
-  return pod.since !== null && Date.parse(pod.since) >= Date.parse(rel.startedAt);
+  if (rel.podsAtStart !== undefined) return !rel.podsAtStart.includes(pod.name);
+  // A release started before pods were observed one by one (STATE of an older version, or hooks
+  // added mid-release): its pods' times are all there is, compared at the timestamps' own granularity.
+  return pod.since !== null && Date.parse(pod.since) >= Math.floor(Date.parse(rel.startedAt) / 1000) * 1000;
 }
 
 /** Succeeded, or failed during a rollback (a rollback is never held back by a hook: hooks.ts header). */

@@ -32,7 +32,9 @@ export function explain(spec: RolloutSpec, s: ReleaseState, view: WorkloadView, 
     if (s.refusal) return reason(s.refusal, cause('Failed', 'release', s.refusal));
     const last = s.lastRelease;
     if (!last) return reason(s.stableRevision ? `stable at revision ${s.stableRevision}` : 'waiting for the workload to finish its native rollout', null);
-    // A release a gate, a hook or a pod timeout failed says why even once rolled back.
+    // A release a gate, a hook or a pod timeout failed says why even once rolled back. The rollback
+    // (which keeps the release's id) succeeded: the release failed, not the rollback.
+    if (last.failedBecause && s.phase === 'Failed' && last.kind === 'rollback') return reason(`release ${last.id} failed, rolled back to revision ${s.stableRevision}: ${last.failedBecause.message}`, last.failedBecause.cause);
     if (last.failedBecause && s.phase === 'Failed') return reason(`${last.kind} ${last.id} failed: ${last.failedBecause.message}; stable at revision ${s.stableRevision}`, last.failedBecause.cause);
     return reason(`${last.kind} ${last.id} ${s.phase.toLowerCase()}: stable at revision ${s.stableRevision}`, null);
   }

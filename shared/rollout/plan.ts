@@ -10,6 +10,7 @@ import { recordStableImages, settlePermit } from './fleetGate.ts';
 import { followScale, progress } from './progression.ts';
 import { notYetRunnableProblems } from './notYetRunnable.ts';
 import { isRoutingAction, restoreRouting, trafficProblems } from './routing.ts';
+import { withCompleted } from './undo.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
 
@@ -127,6 +128,7 @@ function adopt(d: Draft): boolean {
   const active = d.view.revisions.filter((r) => r.desired > 0);
   if (active.every((r) => r.id === tpl)) {
     s.stableRevision = tpl;
+    s.completedRevisions = withCompleted(s, tpl);
     recordStableImages(d, tpl);
     d.emit(EVENT.Adopted, `managing ${d.spec.workloadRef.kind} ${d.spec.workloadRef.name} at revision ${tpl}`);
     return true;
@@ -138,6 +140,7 @@ function adopt(d: Draft): boolean {
   // Held with several revisions and no state (state lost): the largest other revision is stable.
   const stable = active.filter((r) => r.id !== tpl).sort((a, b) => b.desired - a.desired)[0];
   s.stableRevision = stable?.id ?? tpl;
+  s.completedRevisions = withCompleted(s, s.stableRevision);
   recordStableImages(d, s.stableRevision);
   d.emit(EVENT.Adopted, `managing a release in flight: stable ${s.stableRevision}, target ${tpl}`);
   return true;

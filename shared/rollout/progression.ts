@@ -11,8 +11,10 @@ import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
 import { restoreRouting, routeBeforeMoves, routeStep } from './routing.ts';
+import { withCompleted } from './undo.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
+import { workloadTypeOf } from './workloadKinds.ts';
 
 /** While pods move, look again this often even if no watch event arrives. */
 const MOVING_REQUEUE_SECONDS = 5;
@@ -154,7 +156,8 @@ function progressSteps(d: Draft, rel: Release): void {
 
 /**
  * Held still (paused by the user or the spec, frozen by a failure, in the pass that changes the
- * template; a rollback or undo too), a Partition release still follows the user's scale (`kubectl
+ * template; a rollback or undo too), a release whose strategy scales the revisions itself
+ * (WorkloadType.scaledByUs: a Deployment's Partition) still follows the user's scale (`kubectl
  * scale`, an HPA). The native controller scales a paused Deployment's ReplicaSets proportionally,
  * but the Recreate takeover keeps it from doing so here, and the surplus (or the shortfall) stayed
  * until the release moved again (soak: ReplicaSets asking for 5 pods of a Deployment scaled to 3).
@@ -165,7 +168,7 @@ function progressSteps(d: Draft, rel: Release): void {
 export function followScale(d: Draft): void {
   const rel = d.release;
   // Once handed back (unpaused, the user's strategy) the native controller follows the scale itself.
-  if (!rel || rel.strategy !== 'Partition' || !d.view.held) return;
+  if (!rel || rel.strategy === null || !workloadTypeOf(d.spec.workloadRef.kind).scaledByUs.includes(rel.strategy) || !d.view.held) return;
   const total = d.view.replicas;
   const asked = d.view.revisions.reduce((n, r) => n + r.desired, 0);
   if (asked === total) return;
@@ -328,6 +331,8 @@ function finishingWhy(rel: Release): string {
 function complete(d: Draft, rel: Release): void {
   const s = d.state;
   s.stableRevision = rel.targetRevision;
+  // A revision that ends a release Completed is known-good: an undo may go back to it at once (undo.ts).
+  if (rel.endPhase === 'Completed') s.completedRevisions = withCompleted(s, rel.targetRevision);
   recordStableImages(d, rel.targetRevision);
   s.lastRelease = { ...rel, finalizing: false };
   s.release = null;

@@ -7,8 +7,8 @@ import type { OurRolloutDoc, StepDoc } from './specSchema.ts';
 import { kruiseRolloutSchema, ourRolloutSchema } from './specSchema.ts';
 import { toFieldIssues } from './specIssues.ts';
 import { crossFieldIssues, requestedDeploymentStrategy, workloadKindOf } from './specRules.ts';
-import { WORKLOAD_TYPES } from './workloadKinds.ts';
-import { DEFAULT_DEPLOYMENT_STRATEGY, type DeploymentStrategy, type IntOrPercent, type ReleaseWindow, type RolloutSpec, type Step, type StepPause } from './types.ts';
+import { workloadTypeOf } from './workloadKinds.ts';
+import { type DeploymentStrategy, type IntOrPercent, type ReleaseWindow, type RolloutSpec, type Step, type StepPause } from './types.ts';
 import { isRecord } from '../json.ts';
 import { seconds, toGate, toLifecycle } from './checkSchema.ts';
 import { rollingStyleOfDoc, toPodTemplateMetadataPatch, toStepTraffic, toTrafficRouting } from './trafficRules.ts';
@@ -77,6 +77,8 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
   // Both are guaranteed by crossFieldIssues; the checks keep the types honest.
   if (kind === null || body === undefined) throw new Error('parseRollout: validated document is incomplete');
   const routing = body.trafficRoutings?.[0];
+  // The kind's strategies, the default first; none when it moves pods one way.
+  const offered = workloadTypeOf(kind).strategies;
   const podMetadata = strategy.canary?.patchPodTemplateMetadata;
   return {
     cluster: ctx.cluster,
@@ -91,8 +93,8 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     rollbackOnFailure: data.spec.rollbackOnFailure ?? false,
     windows: (data.spec.releaseWindows ?? []).map((w): ReleaseWindow => ({ ...w, days: [...w.days] })),
     startAt: data.spec.startAt === undefined ? null : new Date(data.spec.startAt).toISOString(),
-    deploymentStrategy: kind === 'Deployment' ? (requested ?? DEFAULT_DEPLOYMENT_STRATEGY) : null,
-    onDeletePolicy: WORKLOAD_TYPES[kind].onDelete ? (data.spec.onDeletePolicy ?? 'Automatic') : null,
+    deploymentStrategy: offered.length === 0 ? null : (requested ?? offered[0] ?? null),
+    onDeletePolicy: workloadTypeOf(kind).onDelete ? (data.spec.onDeletePolicy ?? 'Automatic') : null,
     ...(data.spec.lifecycle ? { lifecycle: toLifecycle(data.spec.lifecycle) } : {}),
     ...(data.spec.podUpdateTimeout === undefined ? {} : { podUpdateTimeoutSeconds: seconds(data.spec.podUpdateTimeout) }),
     ...(rollingStyle === 'InPlace' ? {} : { rollingStyle }),

@@ -6,7 +6,7 @@ import { unsupported } from './specIssues.ts';
 import type { DeploymentStrategy, IntOrPercent } from './types.ts';
 import { strategyKeyOf, trafficIssues } from './trafficRules.ts';
 import { parseClock } from './windows.ts';
-import { WORKLOAD_KINDS, WORKLOAD_TYPES, workloadKindOf } from './workloadKinds.ts';
+import { knownWorkloadKinds, workloadKindOf, workloadTypeOf } from './workloadKinds.ts';
 
 export { workloadKindOf };
 
@@ -23,8 +23,9 @@ function workloadRefIssues(ref: unknown): FieldIssue[] {
   const apiVersion = field(ref, 'apiVersion');
   const kind = field(ref, 'kind');
   if (typeof apiVersion !== 'string' || typeof kind !== 'string' || workloadKindOf(apiVersion, kind)) return [];
-  const supported = WORKLOAD_KINDS.map((k) => `${WORKLOAD_TYPES[k].apiVersion} ${WORKLOAD_TYPES[k].kind}`).join(', ');
-  const knownKind = WORKLOAD_KINDS.some((k) => WORKLOAD_TYPES[k].kind === kind);
+  const types = knownWorkloadKinds().map(workloadTypeOf);
+  const supported = types.map((t) => `${t.apiVersion} ${t.kind}`).join(', ');
+  const knownKind = types.some((t) => t.kind === kind);
   return [{
     path: knownKind ? 'spec.workloadRef.apiVersion' : 'spec.workloadRef.kind',
     reason: `unsupported workloadRef ${apiVersion} ${kind}; supported: ${supported}`,
@@ -118,7 +119,7 @@ export function requestedDeploymentStrategy(doc: Record<string, unknown>): Deplo
   return typeof style === 'string' ? rollingStyleOf(style) : null;
 }
 
-/** The strategy only means something for Deployments; a field and an annotation must agree. */
+/** The strategy only means something for the kinds that offer several (WorkloadType.strategies); a field and an annotation must agree. */
 function strategyIssues(doc: Record<string, unknown>): FieldIssue[] {
   const spec = field(doc, 'spec');
   const fromField = field(spec, 'deploymentStrategy');
@@ -127,9 +128,10 @@ function strategyIssues(doc: Record<string, unknown>): FieldIssue[] {
   const apiVersion = field(ref, 'apiVersion');
   const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
   const issues: FieldIssue[] = [];
-  if (kind !== null && kind !== 'Deployment') {
-    if (fromField !== undefined) issues.push({ path: 'spec.deploymentStrategy', reason: `applies to Deployments only; a ${kind} has one way of moving pods` });
-    if (style !== undefined) issues.push({ path: ROLLING_STYLE_PATH, reason: `applies to Deployments only; a ${kind} has one way of moving pods` });
+  if (kind !== null && workloadTypeOf(kind).strategies.length === 0) {
+    const which = knownWorkloadKinds().filter((k) => workloadTypeOf(k).strategies.length > 0).map((k) => `${k}s`).join(', ');
+    if (fromField !== undefined) issues.push({ path: 'spec.deploymentStrategy', reason: `applies to ${which} only; a ${kind} has one way of moving pods` });
+    if (style !== undefined) issues.push({ path: ROLLING_STYLE_PATH, reason: `applies to ${which} only; a ${kind} has one way of moving pods` });
   }
   if ((fromField === 'MinReadySeconds' || fromField === 'Partition') && typeof style === 'string' && rollingStyleOf(style) !== null && rollingStyleOf(style) !== fromField) {
     issues.push({ path: 'spec.deploymentStrategy', reason: `is ${fromField} but the annotation ${ROLLING_STYLE} asks for ${rollingStyleOf(style) ?? style}; keep one` });
@@ -144,15 +146,15 @@ function onDeletePolicyIssues(doc: Record<string, unknown>): FieldIssue[] {
   const ref = field(spec, 'workloadRef');
   const apiVersion = field(ref, 'apiVersion');
   const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
-  if (kind === null || WORKLOAD_TYPES[kind].onDelete) return [];
-  const which = WORKLOAD_KINDS.filter((k) => WORKLOAD_TYPES[k].onDelete).join(', ');
+  if (kind === null || workloadTypeOf(kind).onDelete) return [];
+  const which = knownWorkloadKinds().filter((k) => workloadTypeOf(k).onDelete).join(', ');
   return [{ path: 'spec.onDeletePolicy', reason: `applies to workloads that can use updateStrategy OnDelete (${which}); a ${kind} has no OnDelete strategy` }];
 }
 
 /**
- * A preUpdate must come before the very pod the batch replaces. A Deployment's needs the Partition
- * strategy: with MinReadySeconds the Deployment controller deletes old pods itself, when its budget
- * allows (and all of them once handed back). postUpdate works everywhere.
+ * A preUpdate must come before the very pod the batch replaces: the kind says whether it can, always,
+ * never, or under one strategy (WorkloadType.preUpdate, e.g. a Deployment's needs Partition: with
+ * MinReadySeconds the Deployment controller deletes old pods itself). postUpdate works everywhere.
  */
 function hookIssues(doc: Record<string, unknown>): FieldIssue[] {
   const spec = field(doc, 'spec');
@@ -160,19 +162,11 @@ function hookIssues(doc: Record<string, unknown>): FieldIssue[] {
   const ref = field(spec, 'workloadRef');
   const apiVersion = field(ref, 'apiVersion');
   const kind = typeof apiVersion === 'string' ? workloadKindOf(apiVersion, String(field(ref, 'kind'))) : null;
-  if (kind === 'CloneSet' || kind === 'AdvancedDaemonSet') {
-    // Their controllers choose which pods a partition updates (priority, scatter, node order): a
-    // preUpdate of ours could run on another pod than the one updated. Kruise's own hooks cannot.
-    return [{
-      path: 'spec.lifecycle.preUpdate',
-      reason: `is not supported for a ${kind}: its controller chooses which pods a batch updates, so the hook could run on another pod; use OpenKruise's own lifecycle.preUpdate hook on the workload (postUpdate works)`,
-    }];
-  }
-  if (kind !== 'Deployment' || requestedDeploymentStrategy(doc) === 'Partition') return [];
-  return [{
-    path: 'spec.lifecycle.preUpdate',
-    reason: 'on a Deployment needs spec.deploymentStrategy: Partition: with MinReadySeconds (the default) the Deployment controller deletes old pods by itself, so no hook can be sure to run first',
-  }];
+  if (kind === null) return [];
+  const type = workloadTypeOf(kind);
+  const can = type.preUpdate;
+  if (can.when === 'always' || (can.when !== 'never' && (requestedDeploymentStrategy(doc) ?? type.strategies[0]) === can.when)) return [];
+  return [{ path: 'spec.lifecycle.preUpdate', reason: can.why }];
 }
 
 /** Every cross-field problem of a Rollout document (which may be otherwise malformed). */

@@ -9,7 +9,7 @@ import { isRecord } from '../json.ts';
 import { percentValue } from './intOrPercent.ts';
 import type { HeaderModifierDoc, RouteMatchDoc, TrafficRoutingDoc } from './trafficSchema.ts';
 import type { HeaderModifier, PodTemplateMetadataPatch, RollingStyle, RouteMatch, StepTraffic, TrafficRouting } from './trafficTypes.ts';
-import { workloadKindOf, type WorkloadKind } from './workloadKinds.ts';
+import { knownWorkloadKinds, workloadKindOf, workloadTypeOf, type WorkloadKind } from './workloadKinds.ts';
 
 /**
  * Kruise's PartitionReplicasLimitWithTraffic: in the partition style a step that routes traffic may
@@ -17,8 +17,6 @@ import { workloadKindOf, type WorkloadKind } from './workloadKinds.ts';
  * back on a rollback or a new release.
  */
 export const PARTITION_PERCENT_LIMIT_WITH_TRAFFIC = 50;
-/** Kruise's blueGreenSupportWorkloadGVKs. */
-const BLUE_GREEN_KINDS: readonly WorkloadKind[] = ['Deployment', 'CloneSet'];
 
 function field(obj: unknown, key: string): unknown {
   return isRecord(obj) ? obj[key] : undefined;
@@ -38,12 +36,13 @@ function kindOf(doc: unknown): WorkloadKind | null {
   return typeof apiVersion === 'string' && typeof kind === 'string' ? workloadKindOf(apiVersion, kind) : null;
 }
 
-/** Kruise's GetRollingStyle, with IsRealPartition: a canary workload only for a Deployment. */
+/** Kruise's GetRollingStyle, with IsRealPartition: a canary workload only for the kinds that have one (WorkloadType.canaryWorkload). */
 export function rollingStyleOfDoc(doc: unknown): RollingStyle {
   const strategy = field(field(doc, 'spec'), 'strategy');
   if (field(strategy, 'blueGreen') !== undefined) return 'BlueGreen';
   const extra = field(field(strategy, 'canary'), 'enableExtraWorkloadForCanary') === true;
-  return extra && kindOf(doc) === 'Deployment' ? 'CanaryWorkload' : 'InPlace';
+  const kind = kindOf(doc);
+  return extra && kind !== null && workloadTypeOf(kind).canaryWorkload ? 'CanaryWorkload' : 'InPlace';
 }
 
 function hasMatches(step: unknown): boolean {
@@ -100,8 +99,10 @@ export function trafficIssues(doc: Record<string, unknown>): FieldIssue[] {
   const style = rollingStyleOfDoc(doc);
   const issues: FieldIssue[] = [];
   const kind = kindOf(doc);
-  if (style === 'BlueGreen' && kind !== null && !BLUE_GREEN_KINDS.includes(kind)) {
-    issues.push({ path: 'spec.workloadRef.kind', reason: `blue-green releases ${BLUE_GREEN_KINDS.join(' and ')} workloads only (as Kruise), not a ${kind}` });
+  if (style === 'BlueGreen' && kind !== null && !workloadTypeOf(kind).blueGreen) {
+    // Kruise's blueGreenSupportWorkloadGVKs.
+    const blueGreenKinds = knownWorkloadKinds().filter((k) => workloadTypeOf(k).blueGreen);
+    issues.push({ path: 'spec.workloadRef.kind', reason: `blue-green releases ${blueGreenKinds.join(' and ')} workloads only (as Kruise), not a ${kind}` });
   }
   const body = field(strategy, key);
   if (field(body, 'patchPodTemplateMetadata') !== undefined && style !== 'CanaryWorkload') {

@@ -4,6 +4,7 @@ import type { Gate, GateRun, HookRecord, Invocation, Lifecycle } from './checkTy
 
 import type { PodTemplateMetadataPatch, RollingStyle, StepTraffic, TrafficRouting, TrafficView } from './trafficTypes.ts';
 import type { WorkloadKind } from './workloadKinds.ts';
+import type { DeploymentStrategy } from './workloadType.ts';
 
 export { WORKLOAD_KINDS, type WorkloadKind } from './workloadKinds.ts';
 
@@ -53,14 +54,7 @@ export interface WorkloadRef {
   name: string;
 }
 
-/**
- * How a Deployment release moves pods (`spec.deploymentStrategy` of our apiVersion). MinReadySeconds
- * (seed 001, the default): the native RollingUpdate controller replaces pods, paced by inflated
- * minReadySeconds and a per-batch maxSurge/maxUnavailable. Partition: the Deployment stays paused
- * and we scale its ReplicaSets. The planner only records it and hands it to the driver.
- */
-export const DEPLOYMENT_STRATEGIES = ['MinReadySeconds', 'Partition'] as const;
-export type DeploymentStrategy = (typeof DEPLOYMENT_STRATEGIES)[number];
+export { DEPLOYMENT_STRATEGIES, type DeploymentStrategy } from './workloadType.ts';
 /**
  * Deployments are released with the MinReadySeconds strategy unless the Rollout asks for Partition:
  * it is the only one whose worst case while nothing reconciles is "Ready but not yet Available"
@@ -179,6 +173,13 @@ export interface Release {
   /** Workload replicas the current batch was computed for; a change restarts the batch. */
   observedReplicas: number;
   startedAt: string;
+  /**
+   * The live pods already on the target revision when the release started (observed pod by pod:
+   * hooks or a podUpdateTimeout); absent when pods were not observed then. Every other pod on the
+   * target was brought by this release (hooks.ts broughtBy): decided by name and revision, never by
+   * comparing a creationTimestamp (whole seconds) with startedAt (milliseconds).
+   */
+  podsAtStart?: string[];
   /** Do not move pods before this instant (scheduled release). */
   notBefore: string | null;
   /** Set after the last step: pods go to 100% of the target, then the workload is handed back. */
@@ -255,6 +256,12 @@ export interface ReleaseState {
   traffic?: { key: string; since: string } | null;
   /** The images of the stable revision, when known (recorded at adoption and at each completion). */
   stableImages?: Record<string, string> | null;
+  /**
+   * The revisions that completed a release (or were adopted as running), newest last, bounded
+   * (shared/rollout/undo.ts): where an undo goes, and whether it may move every pod at once.
+   * Absent in STATE written before it existed (then the stable revision is the one known).
+   */
+  completedRevisions?: string[];
 }
 
 // ---- Commands (API verbs) ----------------------------------------------------------------------
@@ -262,7 +269,13 @@ export interface ReleaseState {
 export type TemplateChange =
   | { type: 'images'; images: Record<string, string> }
   /** A strategic-merge patch of the pod template (spec.template). */
-  | { type: 'templatePatch'; patch: Record<string, unknown> };
+  | { type: 'templatePatch'; patch: Record<string, unknown> }
+  /**
+   * The stored pod template of a retained revision, put back like a release's change (held, then
+   * released through the steps): an undo to a revision that never completed a release (undo.ts).
+   * Never sent by a client.
+   */
+  | { type: 'revision'; revision: string };
 
 export type CommandBody =
   | {

@@ -66,12 +66,14 @@ export interface WatchProxyOptions {
 }
 
 /**
- * The deployed coalescing window. A batch's last pod turning Ready usually falls in a window opened
- * by its siblings, so the notice that starts the next batch can wait the whole window: 250 ms keeps
- * the modelled reaction p95 under a second (bench/lib/reactionModel.ts), and the extra notices of a
- * shorter window cost fractions of a cent per release (npm run bench, cost area).
+ * The coalescing window, deployed as in local mode (bench/lib/watchLoop.ts measures it there). The
+ * first event of a quiet key goes out at once (leading edge, coalescer.ts); a batch's last pod
+ * turning Ready usually falls in a window its siblings opened, so the notice that starts the next
+ * batch can wait the whole window: 50 ms of the modelled reaction (bench/lib/reactionModel.ts). The
+ * extra notices of a short window are SQS messages at fractions of a cent per release (npm run
+ * bench, cost area).
  */
-export const DEFAULT_WINDOW_MS = 250;
+export const DEFAULT_WINDOW_MS = 50;
 
 export interface WatchProxyStats {
   watches: number;

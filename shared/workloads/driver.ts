@@ -4,7 +4,11 @@
 import type { FieldIssue } from '../errors.ts';
 import type { KubeObject, KubeWrite } from '../kube/types.ts';
 import type { ClusterClient } from '../ports.ts';
-import type { Action, RolloutSpec, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
+import type { Action, PodView, RolloutSpec, TemplateChange, WorkloadKind, WorkloadRef, WorkloadView } from '../rollout/types.ts';
+import type { WorkloadType } from '../rollout/workloadType.ts';
+
+/** The reason of every template-change write: the reconcile tells a refused release request by it. */
+export const TEMPLATE_CHANGE_REASON = 'apply the requested pod template change';
 
 export interface Observation {
   namespace: string;
@@ -93,8 +97,19 @@ export interface RevisionMembers {
 
 export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
   readonly kind: K;
+  /**
+   * Its identity and capabilities, all the rollout core may know of the kind (shared/rollout/
+   * workloadType.ts): scripts/generate.ts gathers them into shared/rollout/workloadKinds.generated.ts.
+   */
+  readonly type: WorkloadType;
   /** The workload's own resource (its apiVersion and Kubernetes kind are the workloadRef's). */
   readonly workload: { readonly apiVersion: string; readonly kind: string; readonly resource: string };
+  /**
+   * The other objects observe reads (the revisions' holders, the pods), by kind and REST resource:
+   * with `workload` and `watches`, every kind the Kubernetes client must know a path for
+   * (shared/kube/resources.generated.ts, written by scripts/generate.ts).
+   */
+  readonly reads: readonly { readonly apiVersion: string; readonly kind: string; readonly resource: string }[];
   /** What to watch so that a change of the workload or its progress reaches us at once. */
   readonly watches: readonly WatchDeclaration[];
   readonly rbac: DriverRbac;
@@ -125,6 +140,19 @@ export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
    * what `release --image NAME=…` may name). The API checks commands against it before accepting them.
    */
   podTemplate(workload: KubeObject): Record<string, unknown>;
+  /**
+   * The one write that applies a release command's template change to the live workload, with
+   * reason TEMPLATE_CHANGE_REASON: what the set-template action writes, and what the API sends as a
+   * server-side dry-run before it accepts the command.
+   */
+  templateChange(workload: KubeObject, change: TemplateChange): KubeWrite;
+  /**
+   * Whether a templatePatch (a strategic merge patch) can be applied to the kind: the apiserver
+   * takes them for its built-in types only, so the API refuses one for a custom resource.
+   */
+  readonly acceptsTemplatePatch: boolean;
+  /** The workload's live pods one by one, each under the revision the view counts it (pod hooks, the per-pod update timeout). */
+  podViews(obs: Observation): PodView[];
   /**
    * What handing the workload back (a deleted Rollout) leaves on it, as "field: value" lines for
    * people, read from the workload alone. Optional.

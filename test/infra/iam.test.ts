@@ -113,26 +113,23 @@ describe('IAM', () => {
     });
   });
 
-  it('grants the watch-proxy table reads, its own event source and the listed clusters', () => {
+  it('grants the watch-proxy table reads, sends to the work queue (its notices) and the listed clusters; no event bus', () => {
     assert.deepEqual(grantsOf(template, role('WatchProxyRole')), {
       'dynamodb:GetItem': ['<StateTable>'],
       'dynamodb:Query': ['<StateTable>'],
       'dynamodb:UpdateItem': ['<StateTable>'],
       'eks:DescribeCluster': DIRECT_CLUSTERS,
-      'events:PutEvents': ['<EventsBus>'],
       ...LOGS_AND_TRACES('<WatchProxyLogs>'),
+      'sqs:SendMessage': ['<QueuesWork>'],
       'sts:AssumeRole': [PARTNER_ROLE],
     });
   });
 
-  it('lets each function put events under its own source only, so none can forge another\'s', () => {
+  it('lets only the reconcile put events, under its own source only', () => {
     const sources = statementsOf(template)
       .filter(({ statement }) => asList(statement.Action).includes('events:PutEvents'))
       .map(({ roles, statement }) => [roles[0], statement.Condition]);
-    assert.deepEqual(sources.sort(), [
-      [role('ReconcileRole'), { StringEquals: { 'events:source': 'serverless-rollouts' } }],
-      [role('WatchProxyRole'), { StringEquals: { 'events:source': 'serverless-rollouts.watch' } }],
-    ].sort());
+    assert.deepEqual(sources, [[role('ReconcileRole'), { StringEquals: { 'events:source': 'serverless-rollouts' } }]]);
   });
 
   it('lets the Scheduler roles invoke only their own function and send only to the delivery dead-letter queue', () => {

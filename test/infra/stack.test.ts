@@ -108,7 +108,7 @@ describe('functions', () => {
     template.resourceCountIs('AWS::Lambda::Function', 4);
   });
 
-  it('gives every function the configuration shared/config.ts requires and the Powertools variables', () => {
+  it('gives every function the configuration shared/app/config.ts requires and the Powertools variables', () => {
     const services = new Set<unknown>();
     for (const name of names) {
       const fn = resources(template, 'AWS::Lambda::Function')[logicalId(template, 'AWS::Lambda::Function', `${name}Function`)];
@@ -215,30 +215,20 @@ describe('schedules', () => {
 });
 
 describe('RolloutEventBus', () => {
-  it('creates the serverless-rollouts bus and routes watch events to the trigger queue, with a dead-letter queue', () => {
+  it('creates the serverless-rollouts bus for transition events, with no archive and no rule routing watch notices (they go to the work queue)', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'serverless-rollouts' });
-    template.hasResourceProperties('AWS::Events::Rule', {
-      EventBusName: { Ref: logicalId(template, 'AWS::Events::EventBus', 'EventsBus') },
-      EventPattern: { source: ['serverless-rollouts.watch'] },
-      Targets: [Match.objectLike({
-        Arn: { 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue', 'QueuesTrigger2'), 'Arn'] },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue', 'DeliveryDlq'), 'Arn'] } },
-      })],
-    });
+    template.resourceCountIs('AWS::Events::Rule', 0);
     template.resourceCountIs('AWS::Events::Archive', 0);
   });
 
-  it('lets only that rule send to the trigger queue', () => {
-    const rule = logicalId(template, 'AWS::Events::Rule', 'EventsWatchEventsToTrigger');
-    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: logicalId(template, 'AWS::SQS::Queue', 'QueuesTrigger2') }],
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
-        Effect: 'Allow',
-        Principal: { Service: 'events.amazonaws.com' },
-        Action: Match.arrayWith(['sqs:SendMessage']),
-        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [rule, 'Arn'] } } },
-      })]) },
-    });
+  it('lets no service principal send to the trigger queue (Scheduler delivers wake-ups with its own role)', () => {
+    const trigger = logicalId(template, 'AWS::SQS::Queue', 'QueuesTrigger2');
+    for (const policy of Object.values(resources(template, 'AWS::SQS::QueuePolicy'))) {
+      const queues = JSON.stringify(policy.Properties?.Queues);
+      if (!queues.includes(trigger)) continue;
+      const statements = (policy.Properties?.PolicyDocument as { Statement: { Effect: string }[] }).Statement;
+      assert.deepEqual(statements.filter((s) => s.Effect === 'Allow'), [], 'only the TLS-only deny');
+    }
   });
 });
 

@@ -54,9 +54,16 @@ function assertNamesField(c: HttpCase | CliCase, o: Outcome): void {
     assert.ok(issue, `an issue at ${c.field}; got ${JSON.stringify(o.issues)}`);
     assert.match(issue.reason, c.reason);
   } else {
-    assert.ok(o.text.includes(c.field), `the error names ${c.field}: ${o.text}`);
+    // The field as a word of its own: "name" is not named by "names" or "namespace".
+    assert.ok(namesWord(o.text, c.field), `the error names ${c.field}: ${o.text}`);
     assert.match(o.text, c.reason);
   }
+}
+
+/** `word` appears in `text` with no letter, digit, "_", "-" or "." joined to either side. */
+function namesWord(text: string, word: string): boolean {
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w.-])${escaped}($|[^\\w-]|\\.(\\s|$))`).test(text);
 }
 
 function assertUnchanged(before: Snapshot, afterCase: Snapshot): void {

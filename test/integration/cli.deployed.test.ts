@@ -10,7 +10,8 @@ import { Meter } from '../../shared/meter.ts';
 import { startFunctionUrl, type Caller, type FunctionUrlServer } from '../support/aws/functionUrl.ts';
 import { signedFetch } from '../support/aws/sigv4.ts';
 import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalite.ts';
-import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
+import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
+import { queueKeyString } from '../../shared/fleet/key.ts';
 import { testObservability } from '../support/fakes/observability.ts';
 import { runRollouts, type CliRun } from '../../bench/testbed/cliProcess.ts';
 
@@ -19,7 +20,12 @@ const caller: Caller = { accessKeyId: 'AKIDCLITEST', secretAccessKey: 'cli-test-
 
 let dynamo: DynaliteHarness;
 let url: FunctionUrlServer;
-const queue = new MemoryQueue();
+/** What the API queued, as local mode's queue hands it to its worker ("cluster/namespace/name", a fleet "F#name"). */
+const queued: string[] = [];
+const queue = new LocalKeyedQueue(async (key) => {
+  queued.push(queueKeyString(key));
+  return [];
+});
 
 function rollouts(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runRollouts(args, {
@@ -42,6 +48,7 @@ describe('rollouts against a deployed API (SigV4, Function URL)', () => {
   after(async () => {
     await url?.stop();
     await dynamo?.stop();
+    await queue.stop();
   });
 
   test('an unregistered cluster is refused naming the field; once registered, apply and release go through signed', async () => {
@@ -54,7 +61,8 @@ describe('rollouts against a deployed API (SigV4, Function URL)', () => {
     assert.deepEqual(await rollouts(['apply', '-f', 'examples/rollout.yaml']), { code: 0, out: 'rollout/web created\n', err: '' });
     const released = await rollouts(['release', 'web', '--image', 'app=nginx:1.28']);
     assert.equal(released.code, 0, released.err);
-    assert.deepEqual(queue.keys().at(-1), 'prod/default/web');
+    await queue.idle();
+    assert.deepEqual(queued.at(-1), 'prod/default/web');
 
     const got = await rollouts(['get', 'web', '-o', 'json']);
     assert.equal(got.code, 0, got.err);

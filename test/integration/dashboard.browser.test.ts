@@ -1,16 +1,19 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core) against local mode on
 // the sandbox, as a user works with it: `rollouts serve --sandbox` and `rollouts dashboard` as child
-// processes, the release started from the CLI, Approve and Abort clicked on the page. The page is
-// loaded once: every change after that must arrive by itself (its polling), never by a reload.
+// processes, the release started from the CLI, Approve and Abort clicked on the page, then local mode
+// stopped and started again (on another port). The page is loaded once: every change after that
+// must arrive by itself (its polling), never by a reload. Every status it shows uses glyphs common
+// fonts draw, and the list and the rollout page say the same status for the same state.
 // A screenshot of each stage goes to a temporary directory (printed as a diagnostic); with
 // ROLLOUTS_UPDATE_SCREENSHOT=1 the "awaiting approval" one also replaces docs/dashboard.png.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium, type ChromiumInfo } from '../support/browser.ts';
+import { COVERED_GLYPHS } from '../../shared/client/symbols.ts';
 import { REPO_ROOT } from '../../bench/testbed/cliProcess.ts';
 import { DashboardProcess } from '../support/dashboardProcess.ts';
 import { ServeProcess, cleanEnv, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
@@ -30,6 +33,18 @@ async function screenshot(name: string): Promise<string> {
   const file = path.join(shots, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+/**
+ * The page's text has none of the glyphs common fonts lack (॥ ⧉ ⟳) nor Kruise's internal step
+ * names, and each status cell starts with a covered glyph.
+ */
+async function assertReadableStatuses(): Promise<void> {
+  const text = await page.locator('body').innerText();
+  for (const bad of ['॥', '⧉', '⟳', 'StepPaused', 'StepReady']) assert.equal(text.includes(bad), false, `the page shows ${bad}`);
+  const cells = await page.locator('[data-testid="status"]').allInnerTexts();
+  assert.ok(cells.length > 0, 'the page shows a status');
+  for (const cell of cells) assert.ok(COVERED_GLYPHS.has([...cell.trim()][0] ?? ''), `status "${cell}" starts with a covered glyph`);
 }
 
 /** Pods of the revision tree on the page, per image. */
@@ -64,6 +79,7 @@ describe('the dashboard in Chromium, against local mode', () => {
     const row = page.locator('[data-testid="rollout-row"][data-rollout="local/default/web"]');
     await row.waitFor();
     assert.match(await row.innerText(), /Deployment\/web\s+✔ Healthy\s+-\s+stable at revision \S+/);
+    await assertReadableStatuses();
     // Set once: it would be gone after a reload.
     await page.evaluate(() => Object.assign(globalThis, { loadedOnce: true }));
     t.diagnostic(`screenshot: ${await screenshot('1-list')}`);
@@ -81,9 +97,25 @@ describe('the dashboard in Chromium, against local mode', () => {
     assert.equal(stored.message, `step 1/3: awaiting approval since ${stored.release.stepReadyAt.replace(/\.\d{3}Z$/, 'Z')} (rollouts approve web)`);
     assert.equal(await page.locator('[data-testid="cause-kind"]').innerText(), 'Approval');
     assert.equal((await podsOnPage())['nginx:1.28'], 1, 'one canary pod in the tree');
+    assert.equal(await page.locator('.status [data-testid="status"]').innerText(), '‖ Paused');
+    assert.equal(await page.locator('[data-testid="step-now"]').innerText(), 'awaiting approval (rollouts approve web)');
+    await assertReadableStatuses();
     const file = await screenshot('2-awaiting-approval');
     if (process.env.ROLLOUTS_UPDATE_SCREENSHOT === '1') copyFileSync(file, path.join(REPO_ROOT, 'docs/dashboard.png'));
     t.diagnostic(`screenshot: ${file}`);
+  });
+
+  test('the list says the same status as the rollout page while step 1 awaits approval', async () => {
+    const detail = await page.locator('.status [data-testid="status"]').innerText();
+    await page.locator('a.brand').click();
+    const row = page.locator('[data-testid="rollout-row"][data-rollout="local/default/web"]');
+    await row.waitFor();
+    assert.equal(await row.locator('[data-testid="status"]').innerText(), detail);
+    assert.equal(detail, '‖ Paused');
+    await assertReadableStatuses();
+    await row.locator('a', { hasText: 'web' }).click();
+    await page.locator('[data-testid="step-1"][data-status="current"]').waitFor();
+    assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
   });
 
   test('Approve asks for confirmation, then step 2 begins without a reload', async (t) => {
@@ -108,6 +140,29 @@ describe('the dashboard in Chromium, against local mode', () => {
     assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
     const history = await page.locator('[data-testid="history"]').innerText();
     for (const event of ['Step Approved', 'Rollback Started', 'Release Aborted']) assert.match(history, new RegExp(event));
+    // "Release Requested" belongs to the release it asked for, as "Release Started" does.
+    const rows = await page.locator('[data-testid="history"] tbody tr').allInnerTexts();
+    const releaseOf = (event: string) => rows.map((r) => r.split('\t')).find((cells) => cells[2] === event)?.[1];
+    assert.ok(releaseOf('Release Started'), rows.join('\n'));
+    assert.equal(releaseOf('Release Requested'), releaseOf('Release Started'));
+    await assertReadableStatuses();
     t.diagnostic(`screenshot: ${await screenshot('5-aborted')}`);
+  });
+
+  test('the page recovers by itself when local mode is stopped and started again on another port', async (t) => {
+    const before = await page.locator('[data-testid="target"]').innerText();
+    const interrupted = await serve.interrupt();
+    assert.equal(interrupted.code, 0, serve.output());
+    await page.locator('.problem[role="alert"]').first().waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('.problem[role="alert"]').first().innerText(), /local mode is not running|does not answer|fetch failed|ECONNREFUSED/);
+    t.diagnostic(`screenshot: ${await screenshot('6-local-mode-down')}`);
+    serve = await ServeProcess.start(home, ['--sandbox', '--pod-ready-ms', '300'], env);
+    const endpoint = readFileSync(path.join(home, 'endpoint'), 'utf8').trim();
+    await waitFor(async () => (await page.locator('[data-testid="target"]').innerText()).includes(endpoint), { message: `the header to name ${endpoint}`, timeoutMs: 30_000 });
+    assert.notEqual(await page.locator('[data-testid="target"]').innerText(), before, 'local mode listens on another port');
+    await page.locator('[data-testid="status"]', { hasText: 'Aborted' }).waitFor({ timeout: 30_000 });
+    await waitFor(async () => (await page.locator('.problem[role="alert"]').count()) === 0, { message: 'the problem to go away', timeoutMs: 30_000 });
+    assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
+    t.diagnostic(`screenshot: ${await screenshot('7-local-mode-back')}`);
   });
 });

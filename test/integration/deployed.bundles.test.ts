@@ -4,8 +4,8 @@
 // the sweep bundle → the FIFO queue on LocalStack → the reconcile bundle, fed the batches LocalStack
 // returns as the event-source mapping delivers them → dynalite and the real control plane, reached
 // with a token the reconcile reads from Secrets Manager; the API bundle behind a SigV4 Function URL;
-// the watch-proxy started on demand by the reconcile, publishing to EventBridge, whose rule routes
-// to the trigger queue. This is what catches bundling, ESM/CJS, environment and handler mistakes.
+// the watch-proxy started on demand by the reconcile, sending its notices straight to the FIFO work
+// queue. This is what catches bundling, ESM/CJS, environment and handler mistakes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -107,14 +107,15 @@ describe('a release through the deployed bundles', () => {
     assert.deepEqual(pods.map((p) => `${p.spec?.containers[0]?.image} ${isPodReady(p)}`), Array(4).fill('registry.invalid/web:v2 true'));
   });
 
-  test('the reconcile bundle started the watch-proxy on demand, whose notices came over EventBridge to the trigger queue, with no replay of what existed', async () => {
+  test('the reconcile bundle started the watch-proxy on demand, whose notices came straight to the work queue, with no replay of what existed', async () => {
     const lease = await new DynamoWatcherLease({ client: dynamo.client, tableName: dynamo.tableName }).read();
     assert.ok(lease.generation >= 1, JSON.stringify(lease));
-    const notices = fns.trigger.deliveries.flatMap((d) => d.event.Records)
-      .map((r) => JSON.parse(r.body) as { source?: string; detail?: { reasons?: string[] } })
-      .filter((b) => b.source === `${aws.eventSource}.watch`);
-    assert.ok(notices.length > 0, 'notices from the watch-proxy reached the trigger queue');
-    const reasons = notices.flatMap((n) => n.detail?.reasons ?? []);
+    const notices = fns.work.deliveries.flatMap((d) => d.event.Records)
+      .map((r) => JSON.parse(r.body) as { reason?: string; causes?: string[] })
+      .filter((b) => b.reason === 'watch');
+    assert.ok(notices.length > 0, 'notices from the watch-proxy reached the work queue');
+    assert.deepEqual(fns.trigger.deliveries.flatMap((d) => d.event.Records).filter((r) => (JSON.parse(r.body) as { reason?: string }).reason === 'watch'), [], 'none through the trigger queue');
+    const reasons = notices.flatMap((n) => n.causes ?? []);
     assert.ok(reasons.some((r) => /MODIFIED$/.test(r)), reasons.join(', '));
     assert.ok(!reasons.includes('Deployment web ADDED'), `no replay of the Deployment that existed before the watcher: ${reasons.join(', ')}`);
   });

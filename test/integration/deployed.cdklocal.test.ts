@@ -17,12 +17,12 @@ import assert from 'node:assert/strict';
 import { CloudFormationClient, DescribeStackEventsCommand, DescribeStackResourcesCommand, DescribeStacksCommand, type StackResource } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, ListRulesCommand, ListTargetsByRuleCommand } from '@aws-sdk/client-eventbridge';
+import { EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
 import { GetRoleCommand, GetRolePolicyCommand, IAMClient, ListAttachedRolePoliciesCommand, ListRolePoliciesCommand } from '@aws-sdk/client-iam';
 import { GetFunctionCommand, GetFunctionEventInvokeConfigCommand, GetFunctionUrlConfigCommand, InvokeCommand, LambdaClient, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
 import { GetScheduleCommand, GetScheduleGroupCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { EVENT_SOURCE, WATCH_EVENT_SOURCE } from '../../infra/stack.ts';
+import { EVENT_SOURCE } from '../../infra/stack.ts';
 import { registerExitCleanup } from '../../shared/adapters/local/controlplane/exitCleanup.ts';
 import { ENV } from '../../shared/app/config.ts';
 import { STACK_NAME, type CloudAssembly } from '../support/aws/cloudAssembly.ts';
@@ -157,7 +157,7 @@ describe('cdklocal deploy of the stack into LocalStack', () => {
     assert.equal(Object.keys(assembly.resources('AWS::EKS::AccessEntry')).length, 3, 'prod-eks: reconcile, api and watch-proxy each have an access entry');
   });
 
-  test('the queues: FIFO work queue and standard trigger queue, hidden 6× the reconcile timeout, dead-lettered after 5 receives into DLQs kept 14 days, SSE, TLS only; only the watch rule may send to the trigger queue', async () => {
+  test('the queues: FIFO work queue and standard trigger queue, hidden 6× the reconcile timeout, dead-lettered after 5 receives into DLQs kept 14 days, SSE, TLS only; no service principal may send to the trigger queue', async () => {
     const [work, workDlq, trigger, triggerDlq, delivery] = await Promise.all(['QueuesWork', 'QueuesWorkDlq', 'QueuesTrigger', 'QueuesTriggerDlq', 'DeliveryDlq'].map((id) => queue(id)));
     const redrive = (q: Record<string, string> | undefined) => JSON.parse(q?.RedrivePolicy ?? '{}') as { deadLetterTargetArn?: string; maxReceiveCount?: number };
     assert.equal(work?.FifoQueue, 'true');
@@ -176,18 +176,15 @@ describe('cdklocal deploy of the stack into LocalStack', () => {
       assert.ok(policy.Statement.some((s) => s.Effect === 'Deny' && s.Action === 'sqs:*' && JSON.stringify(s.Condition) === '{"Bool":{"aws:SecureTransport":"false"}}' && s.Resource === q?.QueueArn), `TLS only: ${q?.QueueArn}`);
     }
     for (const dlq of [workDlq, triggerDlq, delivery]) assert.equal(dlq?.MessageRetentionPeriod, String(14 * 86_400));
-    const rule = (await clients.events.send(new ListRulesCommand({ EventBusName: outputs.EventBusName }))).Rules?.[0];
+    // The watch-proxy's notices go to the work queue under its own role: no bus rule delivers here any more.
     const senders = (JSON.parse(trigger?.Policy ?? '{}') as { Statement: { Effect: string; Principal?: { Service?: string }; Condition?: unknown }[] }).Statement.filter((s) => s.Effect === 'Allow');
-    assert.deepEqual(senders.map((s) => [s.Principal?.Service, s.Condition]), [['events.amazonaws.com', { ArnEquals: { 'aws:SourceArn': rule?.Arn } }]]);
+    assert.deepEqual(senders, []);
   });
 
-  test('the bus: one rule routes the watch-proxy\'s events to the trigger queue, retried, with the delivery DLQ', async () => {
+  test('the bus carries transition events only: no rule of ours on it without notifications (watch notices go to the work queue)', async () => {
     assert.equal(outputs.EventBusName, EVENT_SOURCE);
     const rules = (await clients.events.send(new ListRulesCommand({ EventBusName: outputs.EventBusName }))).Rules ?? [];
-    assert.deepEqual(rules.map((r) => [JSON.parse(r.EventPattern ?? '{}'), r.State]), [[{ source: [WATCH_EVENT_SOURCE] }, 'ENABLED']]);
-    const targets = (await clients.events.send(new ListTargetsByRuleCommand({ EventBusName: outputs.EventBusName, Rule: rules[0]?.Name }))).Targets ?? [];
-    const [trigger, delivery] = await Promise.all([queue('QueuesTrigger'), queue('DeliveryDlq')]);
-    assert.deepEqual(targets.map((t) => [t.Arn, t.DeadLetterConfig?.Arn, t.RetryPolicy]), [[trigger.QueueArn, delivery.QueueArn, { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 }]]);
+    assert.deepEqual(rules.map((r) => r.Name), []);
   });
 
   test('the schedules: the sweep every minute with its scheduled time, through a role that may only invoke the sweep and dead-letter; the wake-up group for the reconcile\'s one-off schedules', async () => {
@@ -314,7 +311,7 @@ describe('cdklocal deploy of the stack into LocalStack', () => {
       ...clusters,
     });
     assert.deepEqual(await deployedGrants('WatchProxyRole'), {
-      ...basics('WatchProxyLogs'), ...items(['GetItem', 'Query']), ...leaseOnly, ...putEvents(WATCH_EVENT_SOURCE), ...clusters,
+      ...basics('WatchProxyLogs'), ...items(['GetItem', 'Query']), ...leaseOnly, 'Allow sqs:SendMessage': { resources: [work.QueueArn] }, ...clusters,
     });
   });
 

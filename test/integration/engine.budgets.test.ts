@@ -33,7 +33,7 @@ describe('exact batches whatever the Deployment\'s budget, in both strategies', 
           deploymentStrategy: strategy,
           strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable } },
         });
-        const watcher = await s.watch({ surgeAllowance: strategy === 'Partition' && budget.maxSurge === 0 ? 1 : 0 });
+        const watcher = await s.watch({ surgeAllowance: strategy === 'Partition' && budget.maxSurge === 0 });
         await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
         await s.setImage(V2);
 
@@ -71,7 +71,7 @@ describe('a new image mid-release, Partition strategy (soak)', () => {
       replicas: 5, deploymentStrategy: 'Partition',
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
     });
-    const watcher = await s.watch({ surgeAllowance: 1 });
+    const watcher = await s.watch({ surgeAllowance: true });
     await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
     await s.setImage(V2);
     watcher.capPods(V2, 1);

@@ -1,8 +1,10 @@
 // http hooks against a real HTTP server on 127.0.0.1 (the user's hook endpoint), on the real
 // control plane: a Deployment (Partition strategy) whose first preUpdate answers 500 three times is retried with backoff
 // and then goes on (the ReplicaSet controller is steered to the cleared pods with
-// pod-deletion-cost); a StatefulSet whose preUpdate answers 403 fails the release with the body in
-// the reason, and the automatic rollback returns the pods to stable.
+// pod-deletion-cost); a Deployment whose postUpdate answers 403 fails the release, and the
+// automatic rollback's postUpdate reaches the server for the pod it recreates (issue 21); a
+// StatefulSet whose preUpdate answers 403 fails the release with the body in the reason, and the
+// automatic rollback returns the pods to stable.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -75,6 +77,32 @@ describe('http hooks on the real control plane', () => {
     ]);
   });
 
+  it('calls the release\'s postUpdate on its first pod, and the automatic rollback\'s postUpdate on the pod the rollback recreates', async () => {
+    // The release's postUpdate is refused (a smoke test that fails): the release fails and rolls back.
+    const hook = await hookServer((r) => (r.body.phase === 'postUpdate' && !(r.key ?? '').includes('-rollback/')
+      ? { status: 403, body: 'smoke test failed' }
+      : { status: 200, body: 'ok' }));
+    servers.push(hook.server);
+    const s = await engine.scenario('hooks-http-rollback', {
+      replicas: 3, deploymentStrategy: 'Partition', steps: [{ replicas: 1, pause: { duration: 0 } }, { replicas: '100%' }],
+      spec: { rollbackOnFailure: true, lifecycle: { postUpdate: { http: { url: hook.url } } } },
+    });
+    await s.reconcileUntil((x) => x.state.phase === 'Healthy' && x.state.stableRevision !== null, 'the Deployment to be held');
+    const original = (await s.core.listNamespacedPod({ namespace: s.namespace })).items.map((p) => p.metadata?.name ?? '');
+    await s.setImage(V2);
+    const snap = await s.reconcileUntil((x) => x.state.phase === 'Failed' && x.state.release === null, 'the release to fail and roll back', 120_000);
+    assert.equal(snap.pods[V1]?.ready, 3);
+    assert.equal(snap.pods[V2], undefined);
+    const released = hook.seen.filter((r) => r.key?.startsWith('r1/'));
+    assert.deepEqual(released.map((r) => r.body.phase), ['postUpdate'], 'the step-1 pod got the release\'s postUpdate');
+    const rolledBack = hook.seen.filter((r) => r.key?.startsWith('r1-rollback/'));
+    assert.equal(rolledBack.length, 1, `the rollback's postUpdate reached the server: ${JSON.stringify(hook.seen.map((r) => r.key))}`);
+    const recreated = rolledBack[0]?.body.pod ?? '';
+    assert.equal(rolledBack[0]?.key, `r1-rollback/${recreated}/postUpdate/1`);
+    const live = (await s.core.listNamespacedPod({ namespace: s.namespace })).items.map((p) => p.metadata?.name ?? '');
+    assert.ok(live.includes(recreated) && !original.includes(recreated), `${recreated} is the stable pod the rollback brought (original: ${original.join(', ')})`);
+  });
+
   it('fails the release with the body of a 403 in the reason, and rolls the updated pod back to stable', async () => {
     const hook = await hookServer((r) => (r.body.pod === 'web-2' || r.body.phase === 'postUpdate'
       ? { status: 200, body: 'ok' }
@@ -88,7 +116,7 @@ describe('http hooks on the real control plane', () => {
     await s.setImage(V2);
     const snap = await s.reconcileUntilSet((x) => x.state.phase === 'Failed' && x.state.release === null, 'the release to fail and roll back', 120_000);
     assert.deepEqual(Object.entries(snap.byName).map(([n, p]) => `${n} ${p.image}`).sort(), ['web-0 registry.invalid/web:v1', 'web-1 registry.invalid/web:v1', 'web-2 registry.invalid/web:v1']);
-    assert.equal(snap.state.message, 'rollback r1 failed: preUpdate hook on pod web-1 failed after 1 attempt: HTTP 403: web-1 is the primary: promote a replica first; stable at revision ' + snap.state.stableRevision);
+    assert.equal(snap.state.message, `release r1 failed, rolled back to revision ${snap.state.stableRevision}: preUpdate hook on pod web-1 failed after 1 attempt: HTTP 403: web-1 is the primary: promote a replica first`);
     assert.deepEqual(snap.state.cause && [snap.state.cause.kind, snap.state.cause.object], ['Hook', 'pod/web-1']);
     assert.equal(hook.seen.filter((r) => r.body.pod === 'web-1').length, 1, 'a 403 is not retried');
   });

@@ -8,7 +8,8 @@ import type { AuditEvent } from '../../shared/adapters/local/controlPlane.ts';
 import { STATE_TABLE } from '../../shared/adapters/dynamodb/table.ts';
 import { sweepDue } from '../../shared/reconcile/sweep.ts';
 import { reconcile, type ReconcileResult } from '../../shared/reconcile/reconcile.ts';
-import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
+import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
+import { isFleetQueueKey, type QueueKey } from '../../shared/fleet/key.ts';
 import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
 import { awaitingApproval, releaseToFirstApproval } from '../../bench/testbed/pipeline.ts';
 
@@ -55,13 +56,20 @@ describe('what a reconcile sends, counted by the servers', () => {
     await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
     // A Healthy rollout has no wake-up: only its resync entry (on its SPEC) can bring it to the sweep.
     assert.deepEqual(await engine.store.queryDue(new Date(Date.now() + 86_400_000)), [], 'nothing due');
-    const queue = new MemoryQueue();
+    // Local mode's queue, whose worker here only records what the sweep queued (the pass is run below).
+    const ran: [QueueKey, string][] = [];
+    const queue = new LocalKeyedQueue(async (key, reason) => {
+      ran.push([key, reason]);
+      return [];
+    });
+    t.after(() => queue.stop());
     const now = new Date();
     engine.dynamo.resetCounts();
     const swept = await sweepDue({ store: engine.store, queue, clock: { now: () => now }, resyncPeriodMs: 300_000 }, { from: new Date(now.getTime() - 300_000), to: now });
     const sweepDynamo = Object.fromEntries(engine.dynamo.requests().map(({ op, count }) => [op, count]));
     // A window of a whole period holds every rollout of this engine (the other tests' too).
-    assert.deepEqual(queue.sent.filter((m) => m.key.namespace === s.key.namespace).map((m) => [m.key, m.reason]), [[s.key, 'sweep']]);
+    await queue.idle();
+    assert.deepEqual(ran.filter(([key]) => !isFleetQueueKey(key) && key.namespace === s.key.namespace), [[s.key, 'sweep']]);
     assert.equal(swept.resync, swept.enqueued);
     assert.deepEqual(sweepDynamo, { Query: STATE_TABLE.dueIndex.shardCount + 1 }, 'the sweep itself: the due shards and one resync range, no write');
     const seen = engine.cluster.auditEvents().length;
@@ -82,6 +90,27 @@ describe('what a reconcile sends, counted by the servers', () => {
     assert.equal(m.result.outcome, 'noop');
     assertOnlyReads(m);
     assertMeterMatchesServers(m);
+  });
+
+  it('a release waiting for approval after batches we drain ourselves: the pass after the drain writes nothing, nor do the next', async (t) => {
+    // Batches beyond the user's maxUnavailable (25% of 10: 2): the old pods past the controller's
+    // reach are ours to scale down (shared/workloads/deployment/minReadyWrites.ts), and the pause that
+    // holds the complete batch goes with that drain, not in a pass of its own while the release waits.
+    const s = await engine.scenario('noop-every-step', { replicas: 10, steps: [{ replicas: '50%' }, { replicas: '80%' }, { replicas: '100%' }] });
+    await s.reconcileUntil((x) => x.deployment.spec?.paused === true && x.state.phase === 'Healthy', 'the Deployment to be held');
+    await s.setImage(V2);
+    for (let step = 0; step < 2; step += 1) {
+      if (step > 0) await s.command({ type: 'approve' });
+      await s.reconcileUntil((x) => awaitingApproval(x, step), `batch ${step + 1} to be ready and drained`);
+      for (let pass = 0; pass < 2; pass += 1) {
+        const m = await measure(s);
+        t.diagnostic(report(`no-op (awaiting approval after step ${step + 1}, pass ${pass + 1})`, m));
+        assert.equal(m.result.outcome, 'noop', `step ${step + 1}, pass ${pass + 1}`);
+        assertOnlyReads(m);
+        assertMeterMatchesServers(m);
+      }
+      assert.equal((await s.snapshot()).deployment.spec?.paused, true, 'the batch is held by the pause');
+    }
   });
 
   it('a batch-advancing reconcile is counted by the meter exactly as the servers count it', async (t) => {

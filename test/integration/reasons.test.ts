@@ -22,7 +22,7 @@ import type { ReleaseState } from '../../shared/rollout/types.ts';
 import { SUPPORTED_KINDS } from '../../shared/workloads/registry.ts';
 import { runRollouts } from '../../bench/testbed/cliProcess.ts';
 import { CLUSTER, Engine, type Scenario } from '../../bench/testbed/engine.ts';
-import { MemoryQueue } from '../../bench/testbed/fakes/memoryQueue.ts';
+import { LocalKeyedQueue } from '../../shared/adapters/local/keyedQueue.ts';
 import { NEVER_READY_LABEL, mergePatch } from '../../bench/testbed/kube.ts';
 
 const strategicMerge = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
@@ -31,6 +31,7 @@ const home = mkdtempSync(path.join(tmpdir(), 'rollouts-reasons-'));
 let engine: Engine;
 let api: LocalApiServer;
 let dashboard: Dashboard;
+let queue: LocalKeyedQueue;
 
 /** The reason as `rollouts get -o json` prints it, and as the dashboard's list and rollout routes answer it. */
 async function seen(s: Scenario): Promise<{ cli: string; list: string; page: string; cause: ReleaseState['cause'] }> {
@@ -61,8 +62,10 @@ async function podOf(s: Scenario, image: string) {
 describe('reasons that name the blocker, as `rollouts get -o json` and the dashboard show them', () => {
   before(async () => {
     engine = await Engine.start({ podReadyDelayMs: 200 });
+    // Local mode's queue; the test runs the passes itself, so its worker runs none.
+    queue = new LocalKeyedQueue(async () => []);
     const deps: ApiDeps = {
-      store: engine.store, queue: new MemoryQueue(), clock: engine.clock, clusters: { client: async () => engine.client },
+      store: engine.store, queue, clock: engine.clock, clusters: { client: async () => engine.client },
       supportedKinds: SUPPORTED_KINDS, maxBodyBytes: 256 * 1024, requireRegisteredCluster: false,
     };
     api = await startLocalApiServer({ deps, principal: 'tester' });
@@ -71,7 +74,7 @@ describe('reasons that name the blocker, as `rollouts get -o json` and the dashb
   });
 
   after(async () => {
-    await Promise.allSettled([dashboard?.stop(), api?.stop()]);
+    await Promise.allSettled([dashboard?.stop(), api?.stop(), queue?.stop()]);
     await engine?.stop();
     rmSync(home, { recursive: true, force: true });
   });

@@ -1,4 +1,4 @@
-// The on-demand watcher's lease (shared/app/watcherDemand.ts) on its real store, the state table on
+// The on-demand watcher's lease (shared/watch/watcherDemand.ts) on its real store, the state table on
 // dynalite: one launch per demand however many passes ask at once, successors before a holder
 // ends, replacement of a holder that stopped beating, and a watcher that gives the lease up only
 // when no demand came in since it looked. The launcher records launches (the real one, a Lambda

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { EventBridgePublisher } from '../../shared/adapters/eventbridge/publisher.ts';
 import { EventPublishError } from '../../shared/adapters/eventbridge/putEvents.ts';
-import { WatchEventSink } from '../../shared/adapters/eventbridge/watchEventSink.ts';
 import { SqsReconcileQueue } from '../../shared/adapters/sqs/reconcileQueue.ts';
 import { Meter } from '../../shared/meter.ts';
+import { queueWatchSink } from '../../shared/watch/queueSink.ts';
 import type { RolloutEvent, RolloutKey } from '../../shared/rollout/types.ts';
 import { startAwsEmulator, type AwsEmulator, type Queue } from '../support/aws/emulator.ts';
 import { startMotoServer } from '../support/aws/motoServer.ts';
@@ -107,12 +107,21 @@ describe('EventBridge', () => {
     assert.equal(byStep.get(3)?.source, aws.eventSource);
   });
 
-  test('watch notices are routed by the rule to the trigger queue', async () => {
-    await new WatchEventSink({ client: aws.eventBridge, eventBusName: aws.eventBusName, eventSource: aws.eventSource }).send([{ ...web, reasons: ['Deployment web MODIFIED'] }]);
-    const event = await waitFor(() => new EventSourceMappingPoller(aws.sqs, aws.trigger, { region: aws.region }).receive(), { message: 'the watch notice' });
-    const body = JSON.parse(event.Records[0]?.body ?? '{}') as Record<string, unknown>;
-    assert.deepEqual([body['detail-type'], body.source, body.detail], ['Workload Changed', `${aws.eventSource}.watch`, { ...web, reasons: ['Deployment web MODIFIED'] }]);
-    await drain(aws.trigger);
+  test('watch notices go straight to the FIFO work queue, one message per key and notice, even right after the same key\'s', async () => {
+    const meter = new Meter();
+    const sink = queueWatchSink(new SqsReconcileQueue({ client: aws.sqs, queueUrl: aws.work.url, triggerQueueUrl: aws.trigger.url, meter }));
+    const api = { cluster: 'prod', namespace: 'shop', name: 'api' };
+    await sink.send([{ ...web, reasons: ['Deployment web MODIFIED'] }, { ...api, reasons: ['ReplicaSet api-1 MODIFIED'] }]);
+    // The trailing notice of the same window: a message of its own, not the first one's duplicate.
+    await sink.send([{ ...web, reasons: ['ReplicaSet web-2 MODIFIED'] }]);
+    assert.equal(meter.get('queue.send'), 2, 'one SendMessageBatch per notice sent');
+    const messages = await drain(aws.work);
+    assert.deepEqual(messages.map((m) => [m.group, m.body]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
+      ['prod/shop/api', { ...api, reason: 'watch', causes: ['ReplicaSet api-1 MODIFIED'] }],
+      ['prod/shop/web', { ...web, reason: 'watch', causes: ['Deployment web MODIFIED'] }],
+      ['prod/shop/web', { ...web, reason: 'watch', causes: ['ReplicaSet web-2 MODIFIED'] }],
+    ]);
+    assert.deepEqual(await drain(aws.trigger), [], 'not through the trigger queue');
     assert.deepEqual(await drain(aws.published), [], 'watch notices are not transition events');
   });
 

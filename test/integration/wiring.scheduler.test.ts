@@ -1,10 +1,11 @@
 // Wake-ups beyond SQS's 15-minute delay, against real LocalStack: the one-off EventBridge Scheduler
 // schedule the reconcile follow-up creates, its payload (the reconcile message for the trigger
 // queue) and its settings, the idempotent re-create (an update in place), and the delete when the
-// wake-up moves. LocalStack never fires a schedule (../shared/reference/localstack.md: a schedule
-// aimed at SQS never fired in 75 s), so that a fired schedule's message reaches the trigger queue
-// and a reconcile is not tested here; what it delivers is the same body as SqsReconcileQueue's,
-// which the wiring test does deliver.
+// wake-up moves. LocalStack never fires a schedule (a schedule aimed at SQS never fired in 75 s),
+// so that a fired schedule's message reaches the trigger queue and a reconcile is not tested here;
+// what it delivers is the same body as SqsReconcileQueue's, which the wiring test does deliver. The
+// follow-up test gives reconcileBatch the results of two passes (a wake-up two hours away, then
+// none) rather than running a release: it checks the batch's scheduling, not a pause or an approval.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CreateScheduleGroupCommand, GetScheduleCommand, ResourceNotFoundException, SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -81,7 +82,7 @@ describe('one-off Scheduler wake-ups (beyond SQS\'s 15 minutes)', () => {
     await wakeups().cancel(web, at);
   });
 
-  test('the reconcile follow-up schedules a two-hour pause\'s end, and deletes it when an approval moves the wake-up on', async () => {
+  test('the reconcile batch\'s follow-up turns a pass\'s wake-up two hours away into a schedule, and deletes it when the next pass moves the wake-up on', async () => {
     const clock = new ManualClock();
     const queue = new SqsReconcileQueue({ client: aws.sqs, queueUrl: aws.work.url, triggerQueueUrl: aws.trigger.url, clock });
     const later = new Date(T0.getTime() + 2 * 3600_000);

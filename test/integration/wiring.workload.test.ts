@@ -132,7 +132,7 @@ describe('the deployed API serves the workload tree with a view-only identity', 
     assert.deepEqual([body.kind, body.name, body.replicas, body.revisions.length], ['Deployment', 'web', 3, 1]);
     const [revision] = body.revisions;
     const replicaSets = await cluster.listReplicaSets(namespace, { app: 'web' });
-    assert.deepEqual([revision?.replicaSet, revision?.images, revision?.desired, revision?.ready], [replicaSets[0]?.metadata?.name, { app: 'registry.invalid/web:v1' }, 3, 3]);
+    assert.deepEqual([revision?.holder, revision?.images, revision?.desired, revision?.ready], [replicaSets[0]?.metadata?.name, { app: 'registry.invalid/web:v1' }, 3, 3]);
     assert.deepEqual(revision?.pods.map((p) => p.name).sort(), await podNames('app=web'));
     assert.ok(revision?.pods.every((p) => p.ready && p.phase === 'Running'), res.text);
   });

@@ -1,6 +1,6 @@
 // A real Prometheus (v0.316.0 = Prometheus 3.x, built from Go modules by scripts/build-testbed.sh)
 // on loopback, scraping whatever a test names every second, plus a tiny exporter whose samples the
-// test sets. See ../shared/reference/prometheus.md.
+// test sets.
 import http from 'node:http';
 import path from 'node:path';
 import { stringify } from 'yaml';

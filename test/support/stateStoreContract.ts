@@ -1,11 +1,16 @@
 // The behaviour every StateStore must have, as one suite run against each implementation
 // (in-memory fake: test/unit/adapters/memoryStateStore.test.ts; DynamoDB on dynalite:
 // test/integration/statestore.dynamodb.test.ts). The factory returns a fresh, empty store per test.
+import { queueKeyName } from '../../shared/fleet/key.ts';
+import type { RolloutKey } from '../../shared/rollout/types.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConflictError, StaleStateError, ValidationError, WorkloadClaimedError } from '../../shared/errors.ts';
 import type { StateStore } from '../../shared/ports.ts';
 import { initialState } from '../../shared/rollout/state.ts';
+import { parseFleetRollout } from '../../shared/fleet/parse.ts';
+import { initialFleetState } from '../../shared/fleet/state.ts';
+import { fleetDocument } from './sim/fleetSim.ts';
 import {
   ManualClock, T0, activeState, approve, completedState, eksCluster, historyEntry, rolloutKey, sampleDocument, sampleOutbox, sampleSpec,
 } from '../../bench/testbed/stateStoreFixtures.ts';
@@ -141,12 +146,12 @@ export function stateStoreContract(name: string, factory: StateStoreFactory): vo
       await save('completed', completedState());
       await save('healthy-timer', { ...initialState(), nextWakeAt: '2029-12-31T12:00:00.000Z' });
       clock.advance(1);
-      const names = async (now: Date, limit?: number) => (await store.queryDue(now, limit)).map((k) => k.name);
+      const names = async (now: Date, limit?: number) => (await store.queryDue(now, limit)).map((k) => queueKeyName(k));
       assert.deepEqual(new Set(await names(clock.now())), new Set(['wake-past', 'active-no-wake', 'healthy-timer']));
       assert.deepEqual(await names(clock.now(), 2), ['healthy-timer', 'wake-past'], 'most overdue first');
       assert.deepEqual(new Set(await names(new Date('2030-01-01T02:00:00.000Z'))), new Set(['wake-past', 'wake-future', 'active-no-wake', 'healthy-timer']));
       assert.deepEqual(await names(new Date('2029-01-01T00:00:00.000Z')), []);
-      assert.deepEqual((await store.queryDue(clock.now()))[0]?.cluster, 'prod-eu', 'keys come back whole');
+      assert.deepEqual(((await store.queryDue(clock.now()))[0] as RolloutKey | undefined)?.cluster, 'prod-eu', 'keys come back whole');
     });
 
     test('a rollout leaves the due index when its release ends and re-enters on a command', async () => {
@@ -173,8 +178,8 @@ export function stateStoreContract(name: string, factory: StateStoreFactory): vo
       const seen: string[] = [];
       for (let t = 0; t < 10; t++) {
         const got = await store.queryResync(new Date(start + t * 60_000), new Date(start + (t + 1) * 60_000), period);
-        seen.push(...got.map((k) => k.name));
-        assert.ok(got.every((k) => k.cluster === 'prod-eu' && k.namespace === 'shop'), 'keys come back whole');
+        seen.push(...got.map((k) => queueKeyName(k)));
+        assert.ok((got as RolloutKey[]).every((k) => k.cluster === 'prod-eu' && k.namespace === 'shop'), 'keys come back whole');
       }
       const counts = new Map<string, number>();
       for (const n of seen) counts.set(n, (counts.get(n) ?? 0) + 1);
@@ -299,6 +304,45 @@ export function stateStoreContract(name: string, factory: StateStoreFactory): vo
       await assert.rejects(store.listRollouts({ cluster: 'a#' }), hasIssue('cluster'));
       assert.deepEqual(await store.listRollouts(), []);
       assert.deepEqual(await store.queryDue(new Date(T0.getTime() + 86_400_000)), []);
+    });
+
+    test('a fleet: SPEC conditional on its specVersion, STATE on its version, listed while it has a SPEC, deleted whole', async () => {
+      const { store } = await setup();
+      const spec = parseFleetRollout(fleetDocument('web'));
+      assert.deepEqual(await store.loadFleet('web'), { spec: null, state: { state: initialFleetState(), version: 0, outbox: { history: [], events: [], memberCommands: [] } } });
+      assert.equal(await store.putFleetSpec('web', spec, fleetDocument('web'), 0), 1);
+      await assert.rejects(store.putFleetSpec('web', spec, null, 0), ConflictError);
+      const active = { ...initialFleetState(), message: 'releasing', nextWakeAt: null };
+      assert.equal(await store.saveFleetState('web', { state: active, outbox: { history: [], events: [], memberCommands: [] } }, 0), 1);
+      await assert.rejects(store.saveFleetState('web', { state: active, outbox: { history: [], events: [], memberCommands: [] } }, 0), StaleStateError);
+      const loaded = await store.loadFleet('web');
+      assert.deepEqual([loaded.spec?.specVersion, loaded.spec?.document, loaded.state.version, loaded.state.state.message], [1, fleetDocument('web'), 1, 'releasing']);
+      assert.deepEqual(loaded.spec?.spec, JSON.parse(JSON.stringify(spec)));
+      assert.deepEqual(await store.listFleets(), ['web']);
+      const entry = { ...historyEntry('f1', 100, 'Fleet Wave Started'), stepIndex: null, cluster: 'c1', wave: 'canary' };
+      await store.putFleetHistory('web', [entry]);
+      assert.deepEqual(await store.listFleetHistory('web'), [entry]);
+      await store.deleteFleet('web');
+      assert.deepEqual(await store.listFleets(), []);
+      assert.equal((await store.loadFleet('web')).state.version, 0);
+      assert.deepEqual(await store.listFleetHistory('web'), []);
+    });
+
+    test('a fleet command is recorded once by id, and makes the fleet due now', async () => {
+      const { store, clock } = await setup();
+      const command = { type: 'pause' as const, id: 'fc1', at: T0.toISOString(), by: 'alice' };
+      assert.equal(await store.recordFleetCommand('web', command), 'recorded');
+      assert.equal(await store.recordFleetCommand('web', command), 'duplicate');
+      assert.deepEqual((await store.loadFleet('web')).state.state.commands, [command]);
+      assert.deepEqual(await store.queryDue(clock.now()), [{ fleet: 'web' }], 'the sweep finds the fleet key');
+    });
+
+    test('the resync finds fleets with a SPEC beside rollouts', async () => {
+      const { store } = await setup();
+      await store.putFleetSpec('web', parseFleetRollout(fleetDocument('web')), null, 0);
+      const period = 60_000;
+      const all = await store.queryResync(new Date(0), new Date(period), period);
+      assert.deepEqual(all, [{ fleet: 'web' }]);
     });
   });
 }

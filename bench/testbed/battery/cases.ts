@@ -1,6 +1,6 @@
 // The bad-input battery's case table (test/integration/badInput.battery.test.ts runs it; the
 // README's "Bad input" table is generated from it by batteryTable(), kept exact by
-// test/unit/badInputReadme.test.ts). Each case is one request a user could send, through the HTTP
+// test/unit/robustnessReadme.test.ts). Each case is one request a user could send, through the HTTP
 // API or the CLI, with the answer it must get: the status or exit code, and an error naming the field
 // with the reason. The runner also checks that nothing changed. Pure data: importing it starts nothing.
 import { FIXTURES, NAMESPACE, rolloutDocument, type FixtureName } from './fixtures.ts';
@@ -99,7 +99,7 @@ const COMMANDS: HttpCase[] = [
   cmd('release with both images and templatePatch', 'web', 'release', { images: { app: 'registry.invalid/app:v2' }, templatePatch: { metadata: { labels: { a: 'b' } } } }, 400, 'images', /exactly one of images/),
   cmd('release with a container name that is not DNS-1123', 'web', 'release', { images: { App_1: 'registry.invalid/app:v2' } }, 400, 'images.App_1', /DNS-1123 label/),
   cmd('release of an invalid image reference', 'web', 'release', { images: { app: 'NGINX:@@bad' } }, 400, 'images.app', /reference/),
-  cmd('release of an empty image', 'web', 'release', { images: { app: '' } }, 400, 'images.app', /./),
+  cmd('release of an empty image', 'web', 'release', { images: { app: '' } }, 400, 'images.app', /^must not be empty$/),
   cmd('release with a misspelt field', 'web', 'release', { image: { app: 'registry.invalid/app:v2' } }, 400, 'image', /^unknown field$/),
   cmd('release with startAt that is not RFC 3339', 'web', 'release', { images: { app: 'registry.invalid/app:v2' }, startAt: 'tomorrow' }, 400, 'startAt', /RFC 3339/),
   cmd('release with images as a string', 'web', 'release', { images: 'app=registry.invalid/app:v2' }, 400, 'images', /^must be a mapping, not the string "app=registry.invalid\/app:v2"$/),

@@ -20,6 +20,7 @@ import { startDynamoFaultProxy, type DynamoFault } from '../faults/dynamoFaultPr
 import type { FaultTable } from '../faults/faultPlan.ts';
 import { startKubeFaultProxy, type KubeFault, type KubeVerb } from '../faults/kubeFaultProxy.ts';
 import { Random } from '../faults/prng.ts';
+import { judgedShare, mergeCoverage, type InvariantCoverage } from '../coverage.ts';
 import { InvariantWatcher } from '../invariants.ts';
 import { startTestCluster } from '../kube.ts';
 import { ServeProcess, cleanEnv } from '../localModeProcess.ts';
@@ -63,8 +64,27 @@ export interface SoakSummary {
   dynamodb: { requests: number; faults: number; faultRate: number; byOperation: Record<string, number>; faultsByKind: Record<string, number> };
   watcherRewatches: number;
   violations: string[];
+  /**
+   * Per kind of watcher and invariant, over the chaos window outside the kube-controller-manager
+   * outage (summed over the workloads): seconds judged in full, by a narrow rule, exempt (per
+   * exemption), the share judged, and checks made and exempted (bench/testbed/coverage.ts).
+   */
+  coverage: { deployments: Record<string, CoverageLine>; statefulSets: Record<string, CoverageLine> };
   /** The history of each rollout with a violation, one line per entry (to read with the seed). */
   evidence: Record<string, string[]>;
+}
+
+export interface CoverageLine extends InvariantCoverage {
+  /** Share of `seconds` judged, in full or by a narrow rule (0..1, 4 decimals). */
+  judgedShare: number;
+}
+
+function coverageSummary(record: Record<string, InvariantCoverage>): Record<string, CoverageLine> {
+  const round = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+  return Object.fromEntries(Object.entries(record).map(([invariant, c]) => [invariant, {
+    ...c, seconds: Math.round(c.seconds * 10) / 10, judgedSeconds: Math.round(c.judgedSeconds * 10) / 10,
+    narrowedSeconds: round(c.narrowedSeconds), exemptSeconds: round(c.exemptSeconds), judgedShare: Math.round(judgedShare(c) * 10_000) / 10_000,
+  }]));
 }
 
 /** Splits `rate` over the faults of each verb (weights in parts per hundred). */
@@ -123,11 +143,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       m.userFields = await userFields(cluster.admin, m);
       watchers.set(m.namespace, m.kind === 'StatefulSet'
         ? await SetWatcher.start(cluster.admin, m.namespace, m.name)
-        : await InvariantWatcher.start(cluster.admin, m.namespace, m.name, { partition: m.kind === 'Partition', surgeAllowance: 1 }));
+        // The one pod more of a Partition release's first pod (its watcher applies it only when the user's maxSurge is 0).
+        : await InvariantWatcher.start(cluster.admin, m.namespace, m.name, { partition: m.kind === 'Partition', surgeAllowance: m.kind === 'Partition' }));
     }
     cleanups.push(() => { for (const w of watchers.values()) w.stop(); });
-    /** The Deployments' watchers: they are told when kube-controller-manager or the reconciler is away. */
-    const deploymentWatchers = [...watchers.values()].filter((w): w is InvariantWatcher => w instanceof InvariantWatcher);
 
     const env = cleanEnv({ KUBECONFIG: kubeconfig });
     const serveArgs = ['--dynamodb-endpoint', dynamo.endpoint, '--resync-seconds', '15'];
@@ -150,6 +169,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
     dynamo.plan.setEnabled(true);
     const chaosStart = Date.now();
     const chaosEnd = chaosStart + opts.chaosMs;
+    /** The outage as it happened (left out of the coverage: no controller, no pod moves). */
+    const outageWindow = { from: chaosEnd, to: chaosEnd };
     const actors = fleet.map((m, i) => actor(m, new Random(opts.seed * 1000 + i), api, watchers.get(m.namespace) as InvariantWatcher | SetWatcher, cluster.admin.makeApiClient(AppsV1Api), chaosEnd, violations));
     const killer = (async () => {
       // Kill times drawn up front over the chaos window (not intervals after each restart, whose
@@ -163,23 +184,21 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
         await sleep(when - Date.now());
         if (Date.now() >= chaosEnd) break;
         serveLog(serve);
-        for (const w of deploymentWatchers) w.reconcilerAway();
         await (serve as ServeProcess).kill9();
         kills += 1;
         const restarting = Date.now();
         serve = await ServeProcess.start(home, serveArgs, env);
         restarts.push(Date.now() - restarting);
-        for (const w of deploymentWatchers) w.reconcilerBack();
       }
     })();
     const outage = (async () => {
       await sleep(opts.outageAtMs);
       log('stopping kube-controller-manager');
-      for (const w of deploymentWatchers) w.controllerAway();
+      outageWindow.from = Date.now();
       await cluster.stopComponent('kube-controller-manager');
       await sleep(opts.outageMs);
       await cluster.startComponent('kube-controller-manager');
-      for (const w of deploymentWatchers) w.controllerBack();
+      outageWindow.to = Date.now();
       log('kube-controller-manager is back');
     })();
     await Promise.all([...actors, killer, outage]);
@@ -222,7 +241,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       const diff = await handBackDiff(cluster.admin, m);
       if (diff) violations.push(diff);
     }));
+    // Writes still waiting for their Deployment's watch are judged before anything is counted.
+    await Promise.all([...watchers.values()].map((w) => w.settle()));
     for (const [ns, w] of watchers) for (const v of w.violations) violations.push(`${ns}: ${v}`);
+    const window = { from: chaosStart, to: chaosEnd, leaveOut: outageWindow };
+    const coverage = {
+      deployments: coverageSummary(mergeCoverage(fleet.filter((m) => m.kind !== 'StatefulSet').map((m) => (watchers.get(m.namespace) as InvariantWatcher).coverage(window)))),
+      statefulSets: coverageSummary(mergeCoverage(fleet.filter((m) => m.kind === 'StatefulSet').map((m) => (watchers.get(m.namespace) as SetWatcher).coverage(window)))),
+    };
     for (const ns of Object.keys(evidence)) if (!violations.some((v) => v.startsWith(ns))) delete evidence[ns];
     if (Object.keys(evidence).length > 0) {
       for (const e of cluster.auditEvents()) {
@@ -253,6 +279,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakSummary> {
       dynamodb: { requests: dynamoAtEnd.total, faults: sum(dynamoAtEnd.faults), faultRate: ratio(sum(dynamoAtEnd.faults), dynamoAtEnd.total), byOperation: dynamoAtEnd.requests, faultsByKind: dynamoAtEnd.faults },
       watcherRewatches: rewatches,
       violations,
+      coverage,
       evidence,
     };
   } finally {

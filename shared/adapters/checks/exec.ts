@@ -3,7 +3,7 @@
 // under `env` with the call's context (ROLLOUTS_IDEMPOTENCY_KEY, ROLLOUTS_POD, ROLLOUTS_PHASE…), so
 // a hook can tell a redelivered call from a new one; it needs `env` in the container (every image
 // with a shell has it). Exit 0 succeeds; anything else fails with the command's output and status
-// (kwok reports the exit code only in the status message: ../shared/reference/kruise-workloads.md).
+// (kwok reports the exit code only in the status message).
 // stdin is never attached: kwok never closes it.
 import { Writable } from 'node:stream';
 // Exec from its own module, not the package index: through the index, esbuild's code splitting puts

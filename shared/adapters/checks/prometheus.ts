@@ -1,7 +1,7 @@
 // prometheus gates: an instant query through the Prometheus HTTP API (GET <url>/api/v1/query),
 // signed with SigV4 for service "aps" when the gate asks (Amazon Managed Prometheus), with the same
 // signer the CLI uses (@smithy/signature-v4). The gate compares the value itself
-// (../shared/reference/prometheus.md): every sample must satisfy the condition; an empty result or
+// (the instant query's vector or scalar result): every sample must satisfy the condition; an empty result or
 // a NaN (0/0: no traffic) is "no data" and inconclusive, never a pass.
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';

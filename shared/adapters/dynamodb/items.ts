@@ -1,4 +1,4 @@
-// Translation between domain values and table items. Layout (DESIGN §4, see table.ts for keys):
+// Translation between domain values and table items. Layout (docs/architecture.md, "State model"; see table.ts for keys):
 //   SPEC     spec (map), document (the applied document as a JSON string), specVersion (N),
 //            dueShard = "resync" + dueAt = its resync phase: a permanent entry for the resync (keys.ts)
 //   STATE    state (map), outbox (map), version (N), dueShard + dueAt only while due (sparse GSI)
@@ -8,12 +8,15 @@
 //   CLAIM    owner (S): the rollout that manages a workload (claims.ts)
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { ClusterRegistration, HistoryEntry, Outbox, StoredSpec, StoredState } from '../../ports.ts';
+import type { ClusterRegistration, FleetOutbox, HistoryEntry, Outbox, StoredFleetSpec, StoredFleetState, StoredSpec, StoredState } from '../../ports.ts';
+import { initialFleetState } from '../../fleet/state.ts';
+import type { FleetSpec, FleetState } from '../../fleet/types.ts';
 import { initialState } from '../../rollout/state.ts';
 import type { ReleaseState, RolloutKey, RolloutSpec } from '../../rollout/types.ts';
 import { claimPk } from './claims.ts';
 import {
-  CLUSTERS_PK, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, clusterSk, dueAtFor, dueShard, historyExpiresAt, historySk, indexSk, resyncPhase, rolloutPk,
+  CLUSTERS_PK, FLEETS_PK, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, clusterSk, dueAtFor, dueShard, fleetDueAtFor, fleetPk, historyExpiresAt, historySk, indexSk,
+  resyncPhase, rolloutPk,
 } from './keys.ts';
 
 export type Item = Record<string, AttributeValue>;
@@ -86,8 +89,13 @@ export function readStateItem(item: Item): StoredState {
 }
 
 export function historyItem(key: RolloutKey, entry: HistoryEntry, now: Date): Item {
+  return historyItemOf(rolloutPk(key), entry, now);
+}
+
+/** A history item of any partition (a rollout's or a fleet's): the same key rule and TTL. */
+export function historyItemOf(pk: string, entry: HistoryEntry, now: Date): Item {
   return toItem({
-    pk: rolloutPk(key),
+    pk,
     sk: historySk(entry.releaseId, entry.seq),
     entry,
     expiresAt: historyExpiresAt(entry.at, now),
@@ -113,4 +121,40 @@ export function clusterItem(reg: ClusterRegistration, now: Date): Item {
 
 export function readClusterItem(item: Item): ClusterRegistration {
   return fromItem(item).registration as ClusterRegistration;
+}
+
+// ---- Fleets: F#<name> holds SPEC, STATE and H#… like a rollout; FLEETS lists them ------------------
+
+export function fleetSpecItem(name: string, spec: FleetSpec, document: unknown, specVersion: number, now: Date): Item {
+  const pk = fleetPk(name);
+  // The same permanent resync entry as a rollout's SPEC: the sweep resyncs fleets as it resyncs rollouts.
+  return toItem({ pk, sk: SK_SPEC, dueShard: RESYNC_SHARD, dueAt: resyncPhase(pk), spec, document: JSON.stringify(document ?? null), specVersion, updatedAt: now.toISOString() });
+}
+
+export function readFleetSpecItem(item: Item): StoredFleetSpec {
+  const raw = fromItem(item);
+  return { spec: raw.spec as FleetSpec, specVersion: raw.specVersion as number, document: JSON.parse(raw.document as string) as unknown };
+}
+
+export function fleetStateItem(name: string, next: { state: FleetState; outbox: FleetOutbox }, version: number, now: Date, dueAt?: string): Item {
+  const pk = fleetPk(name);
+  const due = dueAt ?? fleetDueAtFor(next.state, now);
+  return toItem({
+    pk, sk: SK_STATE, state: next.state, outbox: next.outbox, version, updatedAt: now.toISOString(),
+    ...(due === null ? {} : { dueShard: dueShard(pk), dueAt: due }),
+  });
+}
+
+export function readFleetStateItem(item: Item): StoredFleetState {
+  const raw = fromItem(item);
+  const outbox = (raw.outbox ?? {}) as Partial<FleetOutbox>;
+  return {
+    state: { ...initialFleetState(), ...(raw.state as Partial<FleetState>) },
+    version: raw.version as number,
+    outbox: { history: outbox.history ?? [], events: outbox.events ?? [], memberCommands: outbox.memberCommands ?? [] },
+  };
+}
+
+export function fleetIndexItem(name: string): Item {
+  return toItem({ pk: FLEETS_PK, sk: name });
 }

@@ -1,7 +1,10 @@
-// Keys of the single-table layout (DESIGN §4) and the rule that puts a rollout in the due-index.
+// Keys of the single-table layout (docs/architecture.md, "State model") and the rule that puts a rollout in the due-index.
 // Pure (no SDK), so the in-memory fake store follows exactly the same rules.
 import { ValidationError } from '../../errors.ts';
 import type { FieldIssue } from '../../errors.ts';
+import { FLEET_KEY_PREFIX, fleetKey, type QueueKey } from '../../fleet/key.ts';
+import { isFleetActive } from '../../fleet/state.ts';
+import type { FleetState } from '../../fleet/types.ts';
 import { isActive } from '../../rollout/state.ts';
 import type { ReleaseState, RolloutKey } from '../../rollout/types.ts';
 import { STATE_TABLE } from './table.ts';
@@ -13,6 +16,8 @@ export const HISTORY_PREFIX = 'H#';
 export const INDEX_PK = 'INDEX';
 /** Fixed partition of cluster registrations (sk = `C#<cluster>`), so listing them is one Query. */
 export const CLUSTERS_PK = 'CLUSTERS';
+/** Fixed partition listing every fleet with a SPEC (sk = its name), for `rollouts fleet list`. */
+export const FLEETS_PK = 'FLEETS';
 
 const ROLLOUT_PREFIX = 'R#';
 const CLUSTER_SK_PREFIX = 'C#';
@@ -53,6 +58,20 @@ export function parseRolloutPk(pk: string): RolloutKey | null {
   if (parts.length !== 3) return null;
   const [cluster, namespace, name] = parts as [string, string, string];
   return { cluster, namespace, name };
+}
+
+/** A fleet's partition: `F#<name>` (shared/fleet/key.ts). */
+export function fleetPk(name: string): string {
+  return fleetKey(name);
+}
+
+/** The queue key of a partition that the sweep may find due: a rollout's or a fleet's; null for any other. */
+export function parseQueuePk(pk: string): QueueKey | null {
+  if (pk.startsWith(FLEET_KEY_PREFIX)) {
+    const fleet = pk.slice(FLEET_KEY_PREFIX.length);
+    return fleet.length > 0 && !fleet.includes('#') ? { fleet } : null;
+  }
+  return parseRolloutPk(pk);
 }
 
 export function indexSk(key: RolloutKey): string {
@@ -100,7 +119,7 @@ export function allDueShards(): string[] {
 }
 
 /**
- * Resync (DESIGN §2: a missed event costs latency, never a release). Every SPEC item carries a
+ * Resync (docs/architecture.md, "Data flow": a missed event costs latency, never a release). Every SPEC item carries a
  * permanent entry in the due index: partition RESYNC_SHARD, sort key = its resync phase, the pk's
  * hash as a fixed-width decimal. The rollout is due for a resync once per period, at the instants
  * whose position in the period, (t mod period) / period, equals phase / 2^32. A sweep covering the
@@ -153,6 +172,13 @@ export function resyncPhaseRanges(from: Date, to: Date, periodMs: number): { lo:
 export function dueAtFor(state: ReleaseState, writtenAt: Date): string | null {
   if (state.nextWakeAt !== null) return toIsoInstant(state.nextWakeAt, 'state.nextWakeAt');
   if (isActive(state)) return writtenAt.toISOString();
+  return null;
+}
+
+/** The same rule for a fleet: its wake-up, else every tick while a fleet release runs, else never. */
+export function fleetDueAtFor(state: FleetState, writtenAt: Date): string | null {
+  if (state.nextWakeAt !== null) return toIsoInstant(state.nextWakeAt, 'state.nextWakeAt');
+  if (isFleetActive(state)) return writtenAt.toISOString();
   return null;
 }
 

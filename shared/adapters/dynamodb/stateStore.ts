@@ -1,4 +1,4 @@
-// StateStore on one DynamoDB table (DESIGN §4; layout in items.ts, keys in keys.ts, table in table.ts).
+// StateStore on one DynamoDB table (docs/architecture.md, "State model"; layout in items.ts, keys in keys.ts, table in table.ts).
 // The STATE item is the unit of atomicity: every STATE write is one conditional PutItem on `version`,
 // never a transaction (dynalite has none, and none is needed).
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,17 +8,22 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { ConflictError, StaleStateError } from '../../errors.ts';
 import { NO_METER } from '../../meter.ts';
 import type { Meter } from '../../meter.ts';
-import type { Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredState } from '../../ports.ts';
+import type {
+  Clock, ClusterRegistration, FleetOutbox, HistoryEntry, LoadedFleet, LoadedRollout, Outbox, QueueKey, StateStore, StoredFleetState, StoredState,
+} from '../../ports.ts';
+import { initialFleetState, isDuplicateFleetCommand } from '../../fleet/state.ts';
+import type { FleetCommand, FleetSpec, FleetState } from '../../fleet/types.ts';
 import { initialState } from '../../rollout/state.ts';
 import type { Command, ReleaseState, RolloutKey, RolloutSpec, WorkloadRef } from '../../rollout/types.ts';
 import { CLAIM_ATTEMPTS, SK_CLAIM, claimIsLive, claimPk, claimedError } from './claims.ts';
 import {
-  clusterItem, historyItem, indexItem, readClusterItem, readHistoryItem, readIndexItem, readSpecItem, readStateItem, specItem, stateItem,
+  clusterItem, fleetIndexItem, fleetSpecItem, fleetStateItem, historyItem, historyItemOf, indexItem, readClusterItem, readFleetSpecItem, readFleetStateItem,
+  readHistoryItem, readIndexItem, readSpecItem, readStateItem, specItem, stateItem,
 } from './items.ts';
 import type { Item } from './items.ts';
 import {
-  CLUSTERS_PK, HISTORY_PREFIX, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, allDueShards, clusterSk, indexSk, parseRolloutPk, resyncPhaseRanges, rolloutPk,
-  validateKeyPart, validateRolloutKey,
+  CLUSTERS_PK, FLEETS_PK, HISTORY_PREFIX, INDEX_PK, RESYNC_SHARD, SK_SPEC, SK_STATE, allDueShards, clusterSk, fleetPk, indexSk, parseQueuePk, resyncPhaseRanges,
+  rolloutPk, validateKeyPart, validateRolloutKey,
 } from './keys.ts';
 import { MeteredTable } from './metered.ts';
 import { STATE_TABLE } from './table.ts';
@@ -183,7 +188,7 @@ export class DynamoStateStore implements StateStore {
   }
 
   /** Every shard of the due-index queried in parallel (one request per shard and page), most overdue first. */
-  async queryDue(now: Date, limit?: number): Promise<RolloutKey[]> {
+  async queryDue(now: Date, limit?: number): Promise<QueueKey[]> {
     validateLimit(limit);
     const nowIso = now.toISOString();
     const perShard = await Promise.all(allDueShards().map((shard) => this.table.queryAll({
@@ -195,26 +200,26 @@ export class DynamoStateStore implements StateStore {
     const due = perShard.flat()
       .map((i) => ({ pk: i.pk?.S ?? '', dueAt: i.dueAt?.S ?? '' }))
       .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0));
-    const keys = new Map<string, RolloutKey>();
+    const keys = new Map<string, QueueKey>();
     for (const { pk } of due) {
-      const key = parseRolloutPk(pk);
+      const key = parseQueuePk(pk);
       if (key && !keys.has(pk)) keys.set(pk, key);
     }
     return [...keys.values()].slice(0, limit);
   }
 
   /** One Query per phase range (one, or two when the window wraps) on the resync partition of the due-index. */
-  async queryResync(from: Date, to: Date, periodMs: number): Promise<RolloutKey[]> {
+  async queryResync(from: Date, to: Date, periodMs: number): Promise<QueueKey[]> {
     const ranges = resyncPhaseRanges(from, to, periodMs);
     const items = (await Promise.all(ranges.map(({ lo, hi }) => this.table.queryAll({
       IndexName: STATE_TABLE.dueIndex.name,
       KeyConditionExpression: 'dueShard = :shard AND dueAt BETWEEN :lo AND :hi',
       ExpressionAttributeValues: marshall({ ':shard': RESYNC_SHARD, ':lo': lo, ':hi': hi }),
     })))).flat();
-    const keys = new Map<string, RolloutKey>();
+    const keys = new Map<string, QueueKey>();
     for (const item of items) {
       const pk = item.pk?.S ?? '';
-      const key = parseRolloutPk(pk);
+      const key = parseQueuePk(pk);
       if (key) keys.set(pk, key);
     }
     return [...keys.values()];
@@ -238,6 +243,120 @@ export class DynamoStateStore implements StateStore {
       ConsistentRead: true,
     });
     return items.map(readClusterItem);
+  }
+
+  async loadFleet(name: string): Promise<LoadedFleet> {
+    validateKeyPart(name, 'name');
+    const out = await this.table.query({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :spec AND :state',
+      ExpressionAttributeValues: marshall({ ':pk': fleetPk(name), ':spec': SK_SPEC, ':state': SK_STATE }),
+      ConsistentRead: true,
+    });
+    const items = out.Items ?? [];
+    const spec = items.find((i) => i.sk?.S === SK_SPEC);
+    const state = items.find((i) => i.sk?.S === SK_STATE);
+    return { spec: spec ? readFleetSpecItem(spec) : null, state: state ? readFleetStateItem(state) : emptyFleetState() };
+  }
+
+  async saveFleetState(name: string, next: { state: FleetState; outbox: FleetOutbox }, expectedVersion: number): Promise<number> {
+    validateKeyPart(name, 'name');
+    validateVersion(expectedVersion, 'expectedVersion');
+    return this.putFleetState(name, next, expectedVersion);
+  }
+
+  async putFleetSpec(name: string, spec: FleetSpec, document: unknown, expectedSpecVersion: number): Promise<number> {
+    validateKeyPart(name, 'name');
+    validateVersion(expectedSpecVersion, 'expectedSpecVersion');
+    const specVersion = expectedSpecVersion + 1;
+    try {
+      await this.table.putItem({ Item: fleetSpecItem(name, spec, document, specVersion, this.clock.now()), ...versionCondition('specVersion', expectedSpecVersion) });
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new ConflictError(`SPEC of fleet ${name} is not at specVersion ${expectedSpecVersion}`, { cause: err });
+      throw err;
+    }
+    // As for rollouts: the listing entry after the SPEC, on every put, so a lost one is repaired by the next apply.
+    await this.table.putItem({ Item: fleetIndexItem(name) });
+    return specVersion;
+  }
+
+  async deleteFleet(name: string): Promise<void> {
+    validateKeyPart(name, 'name');
+    const items = await this.table.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: marshall({ ':pk': fleetPk(name) }),
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    });
+    // SPEC first (no pass acts without it), STATE last (it takes the fleet off the due index), the listing entry after.
+    const order = (sk: string) => (sk === SK_SPEC ? 0 : sk === SK_STATE ? 2 : 1);
+    items.sort((a, b) => order(a.sk?.S ?? '') - order(b.sk?.S ?? ''));
+    for (const group of [items.filter((k) => k.sk?.S === SK_SPEC), items.filter((k) => k.sk?.S !== SK_SPEC)]) {
+      if (group.length > 0) await this.table.batchWrite(group.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } as Item } })));
+    }
+    await this.table.deleteItem({ Key: marshall({ pk: FLEETS_PK, sk: name }) });
+  }
+
+  async listFleets(): Promise<string[]> {
+    const items = await this.table.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: marshall({ ':pk': FLEETS_PK }),
+      ConsistentRead: true,
+    });
+    return items.map((i) => i.sk?.S ?? '').filter((n) => n !== '').sort();
+  }
+
+  async recordFleetCommand(name: string, command: FleetCommand): Promise<'recorded' | 'duplicate'> {
+    validateKeyPart(name, 'name');
+    validateCommandId(command.id);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.readFleetState(name);
+      if (isDuplicateFleetCommand(current.state, command.id)) return 'duplicate';
+      const state: FleetState = { ...current.state, commands: [...current.state.commands, command] };
+      try {
+        await this.putFleetState(name, { state, outbox: current.outbox }, current.version, this.clock.now().toISOString());
+        return 'recorded';
+      } catch (err) {
+        if (!(err instanceof StaleStateError) || attempt >= RECORD_COMMAND_ATTEMPTS) throw err;
+        await sleep(Math.random() * 20 * attempt);
+      }
+    }
+  }
+
+  async putFleetHistory(name: string, entries: HistoryEntry[]): Promise<void> {
+    validateKeyPart(name, 'name');
+    const now = this.clock.now();
+    const byKey = new Map<string, Item>();
+    for (const entry of entries) {
+      const item = historyItemOf(fleetPk(name), entry, now);
+      byKey.set(item.sk?.S ?? '', item);
+    }
+    await this.table.batchWrite([...byKey.values()].map((Item) => ({ PutRequest: { Item } })));
+  }
+
+  async listFleetHistory(name: string): Promise<HistoryEntry[]> {
+    validateKeyPart(name, 'name');
+    const items = await this.table.queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
+      ExpressionAttributeValues: marshall({ ':pk': fleetPk(name), ':h': HISTORY_PREFIX }),
+      ConsistentRead: true,
+    });
+    return sortHistory(items.map(readHistoryItem));
+  }
+
+  private async readFleetState(name: string): Promise<StoredFleetState> {
+    const out = await this.table.getItem({ Key: marshall({ pk: fleetPk(name), sk: SK_STATE }), ConsistentRead: true });
+    return out.Item ? readFleetStateItem(out.Item) : emptyFleetState();
+  }
+
+  private async putFleetState(name: string, next: { state: FleetState; outbox: FleetOutbox }, expectedVersion: number, dueAt?: string): Promise<number> {
+    const version = expectedVersion + 1;
+    try {
+      await this.table.putItem({ Item: fleetStateItem(name, next, version, this.clock.now(), dueAt), ...versionCondition('version', expectedVersion) });
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new StaleStateError(`STATE of fleet ${name} is no longer at version ${expectedVersion}`, { cause: err });
+      throw err;
+    }
+    return version;
   }
 
   /** Claim `ref` for `key` (conditional put), taking over a stale claim; WorkloadClaimedError when another rollout holds it. */
@@ -311,6 +430,10 @@ function versionCondition(attribute: 'version' | 'specVersion', expected: number
     ExpressionAttributeNames: { '#v': attribute },
     ExpressionAttributeValues: marshall({ ':expected': expected }),
   };
+}
+
+function emptyFleetState(): StoredFleetState {
+  return { state: initialFleetState(), version: 0, outbox: { history: [], events: [], memberCommands: [] } };
 }
 
 function emptyState(): StoredState {

@@ -1,4 +1,4 @@
-// The one definition of the state table (DESIGN §4). Plain data so the CDK stack, local mode and
+// The one definition of the state table (docs/architecture.md, "State model"). Plain data so the CDK stack, local mode and
 // the tests all build the same table from it: no CDK import here, and the attribute types are the
 // DynamoDB wire names ('S'), which are also the values of CDK's `AttributeType` enum.
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-// The watcher lease (shared/app/watcherDemand.ts) as one item of the state table (pk WATCHER, sk
+// The watcher lease (shared/watch/watcherDemand.ts) as one item of the state table (pk WATCHER, sk
 // LEASE): generation, until, seenAt and demandAt as epoch milliseconds. Every change is one
 // UpdateItem, the competing ones conditional on the generation (and, to give the lease up, on the
 // demand the holder saw), and every read is strongly consistent.

@@ -13,7 +13,7 @@ import { KindTable, kindKey, objectPath, resourcePath, type KubeResource } from 
 import { retryAfterSeconds, toKubeError } from './kubeErrors.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, withApiserverRetries } from './retrying.ts';
 import { guardedPatchBody, PATCH_CONTENT_TYPE } from './patchBody.ts';
-import { KubeHttpError, KubeTransport, type KubeRequest, type KubeResponse } from './transport.ts';
+import { KubeHttpError, KubeTransport, type Impersonation, type KubeRequest, type KubeResponse } from './transport.ts';
 import { watchPath, type WatchDoneHandler, type WatchEventHandler, type WatchHandle, type WatchQuery } from './watcher.ts';
 
 export interface KubeClusterClientOptions {
@@ -29,6 +29,8 @@ export interface KubeClusterClientOptions {
   maxRetryAfterMs?: number;
   /** Reads a Retry-After given as an HTTP date (default: the wall clock). */
   clock?: Clock;
+  /** Every request as this identity (local mode acting as the product's user: shared/local/identity.ts). */
+  impersonate?: Impersonation;
 }
 
 type Request = Omit<KubeRequest, 'timeoutMs'>;
@@ -43,7 +45,7 @@ export class KubeClusterClient implements ClusterClient {
     this.opts = opts;
     this.meter = opts.meter ?? NO_METER;
     this.kinds = new KindTable(opts.resources);
-    this.transport = new KubeTransport(kc);
+    this.transport = new KubeTransport(kc, opts.impersonate);
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | null> {

@@ -1,5 +1,5 @@
 // EKS bearer token, as aws-cli `eks get-token` and aws-iam-authenticator make it
-// (/work/shared/reference/eks-auth.md): "k8s-aws-v1." + base64url(no padding) of a SigV4
+// (kubernetes-sigs/aws-iam-authenticator's token.go): "k8s-aws-v1." + base64url(no padding) of a SigV4
 // query-presigned GET of STS GetCallerIdentity, with the cluster name as the signed header
 // x-k8s-aws-id. No AWS call is made here; EKS calls STS with the URL when it checks the token.
 import { Sha256 } from '@aws-crypto/sha256-js';

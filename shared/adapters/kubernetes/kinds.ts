@@ -1,10 +1,13 @@
 // Which REST resource serves each kind, and the URLs built from it (as client-node's typed APIs
 // build them: no discovery request; KubernetesObjectApi would GET /apis/<group>/<version> first,
-// doubling the requests we pay for). Kubernetes' own kinds the product touches are listed here;
-// every other kind (the Kruise workloads) is known only from what the drivers declare, handed to the
-// client at construction by the composition roots (declaredResources), because the drivers and this
-// adapter import nothing of each other (shared/kube/cluster.ts).
+// doubling the requests we pay for). Kubernetes' own kinds the product touches are known from the
+// start: those of the table generated from the drivers' declarations (shared/kube/resources.generated.ts,
+// by scripts/generate.ts); every other kind (the Kruise workloads) only once handed to the client at
+// construction by the composition roots (declaredResources), because the drivers and this adapter
+// import nothing of each other.
 import { ConfigError, RolloutsError } from '../../errors.ts';
+import { isBuiltInApiVersion } from '../../kube/apiVersions.ts';
+import { DRIVER_RESOURCES } from '../../kube/resources.generated.ts';
 import type { ObjectRef } from '../../kube/types.ts';
 
 /** A kind this client was not given (e.g. a CRD no driver declares). */
@@ -23,25 +26,21 @@ export interface KindInfo {
   resource: string;
 }
 
-const BUILT_IN: Readonly<Record<string, KindInfo>> = {
-  'apps/v1/Deployment': { resource: 'deployments' },
-  'apps/v1/ReplicaSet': { resource: 'replicasets' },
-  'apps/v1/StatefulSet': { resource: 'statefulsets' },
-  'apps/v1/DaemonSet': { resource: 'daemonsets' },
-  'apps/v1/ControllerRevision': { resource: 'controllerrevisions' },
-  'v1/Pod': { resource: 'pods' },
-};
+/** Kubernetes' own kinds among those the drivers touch: Deployment, ReplicaSet, Pod, ControllerRevision… */
+const BUILT_IN: Readonly<Record<string, KindInfo>> = Object.fromEntries(
+  DRIVER_RESOURCES.filter((r) => isBuiltInApiVersion(r.apiVersion)).map((r) => [`${r.apiVersion}/${r.kind}`, { resource: r.resource }]),
+);
 
 /** Key of the table: "apps/v1/Deployment", "v1/Pod". */
 export function kindKey(apiVersion: string, kind: string): string {
   return `${apiVersion}/${kind}`;
 }
 
-/** Every resource the drivers declare (each one's workload and what it watches), once each. */
-export function declaredResources(drivers: Iterable<{ readonly workload: KubeResource; readonly watches: readonly KubeResource[] }>): KubeResource[] {
+/** Every resource the drivers declare (each one's workload, what it reads and what it watches), once each. */
+export function declaredResources(drivers: Iterable<{ readonly workload: KubeResource; readonly reads?: readonly KubeResource[]; readonly watches: readonly KubeResource[] }>): KubeResource[] {
   const byKey = new Map<string, KubeResource>();
   for (const d of drivers) {
-    for (const r of [d.workload, ...d.watches]) byKey.set(kindKey(r.apiVersion, r.kind), { apiVersion: r.apiVersion, kind: r.kind, resource: r.resource });
+    for (const r of [d.workload, ...(d.reads ?? []), ...d.watches]) byKey.set(kindKey(r.apiVersion, r.kind), { apiVersion: r.apiVersion, kind: r.kind, resource: r.resource });
   }
   return [...byKey.values()];
 }

@@ -7,6 +7,7 @@ import { NO_METER, type Meter } from '../../meter.ts';
 import type { ClusterClient, ClusterProvider } from '../../ports.ts';
 import { KubeClusterClient } from './clusterClient.ts';
 import type { KubeResource } from './kinds.ts';
+import type { Impersonation } from './transport.ts';
 
 export interface KubeconfigClusterProviderOptions {
   /** A kubeconfig file; defaults to KUBECONFIG / ~/.kube/config. Ignored when `kubeConfig` is given. */
@@ -18,6 +19,8 @@ export interface KubeconfigClusterProviderOptions {
   clock?: Clock;
   /** The custom resources the drivers declare (kinds.ts declaredResources), served by path. */
   resources: readonly KubeResource[];
+  /** Every request as this identity (shared/local/identity.ts). */
+  impersonate?: Impersonation;
 }
 
 export class KubeconfigClusterProvider implements ClusterProvider {
@@ -32,7 +35,7 @@ export class KubeconfigClusterProvider implements ClusterProvider {
       kc.setCurrentContext(opts.context);
     }
     if (!kc.getCurrentCluster()) throw new ConfigError('kubeconfig has no current context with a cluster');
-    this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER, resources: opts.resources, ...(opts.clock ? { clock: opts.clock } : {}) });
+    this.only = new KubeClusterClient(kc, { meter: opts.meter ?? NO_METER, resources: opts.resources, ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.impersonate ? { impersonate: opts.impersonate } : {}) });
     this.kubeConfig = kc;
   }
 

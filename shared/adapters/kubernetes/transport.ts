@@ -74,12 +74,20 @@ const USER_AGENT = 'serverless-rollouts';
  * request: KubeConfig's own https.Agent does not keep connections alive, so each request would pay a
  * new TCP and TLS handshake.
  */
+/** Act as this user and these groups (Kubernetes user impersonation: the caller needs `impersonate` on them). */
+export interface Impersonation {
+  user: string;
+  groups: readonly string[];
+}
+
 export class KubeTransport {
   private readonly kc: KubeConfig;
+  private readonly impersonate: Impersonation | undefined;
   private agent: http.Agent | undefined;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeConfig, impersonate?: Impersonation) {
     this.kc = kc;
+    this.impersonate = impersonate;
   }
 
   /**
@@ -98,6 +106,7 @@ export class KubeTransport {
         Accept: 'application/json',
         'User-Agent': USER_AGENT,
         ...(body === undefined ? {} : { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(body) }),
+        ...(this.impersonate ? { 'Impersonate-User': this.impersonate.user, 'Impersonate-Group': [...this.impersonate.groups] } : {}),
       },
     };
     await this.kc.applyToHTTPSOptions(options);

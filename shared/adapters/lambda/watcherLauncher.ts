@@ -1,5 +1,5 @@
 // Starts an on-demand watch-proxy: an asynchronous Invoke of its function with the lease generation
-// it holds (shared/app/watcherDemand.ts). The Lambda client is imported on first launch, so
+// it holds (shared/watch/watcherDemand.ts). The Lambda client is imported on first launch, so
 // reconcile's cold start does not load it.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { WatcherLauncher } from '../../ports.ts';

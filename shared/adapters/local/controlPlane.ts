@@ -1,7 +1,7 @@
 // A real, throwaway Kubernetes control plane on loopback: etcd, kube-apiserver, the workload
 // controllers of kube-controller-manager, kube-scheduler, and kwok faking nodes and pod readiness.
 // Used by integration tests, benchmarks and local mode's --sandbox. Binaries come from
-// scripts/build-testplane.sh; see ../shared/reference/k8s-testplane.md for the recipe.
+// scripts/build-testplane.sh, which says how they are built.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,7 +98,7 @@ export interface ControlPlane {
   /**
    * Where `kubectl exec` into any pod runs its command: on this host, as this user, in this
    * directory (kwok's ClusterExec). stdin never closes; a non-zero exit code only shows in the
-   * error message (../shared/reference/kruise-workloads.md).
+   * error message.
    */
   execWorkDir: string;
   /** Whether kruise-manager runs (ControlPlaneOptions.kruise). */
@@ -165,8 +165,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const tiers = [['kwok', 'kube-scheduler', 'kube-controller-manager', 'kruise-manager'], ['kube-apiserver'], ['etcd']];
     const stopStarted = performance.now();
     for (const tier of tiers) {
-      await Promise.all(daemons.filter((daemon) => tier.includes(daemon.name)).map((daemon) => daemon.stop(STOP_GRACE_MS)));
-      log(`stopped ${tier.join(', ')} (${Math.round(performance.now() - stopStarted)} ms)`);
+      // Only what was started: a sandbox without Kruise never had a kruise-manager to stop.
+      const running = daemons.filter((daemon) => tier.includes(daemon.name));
+      if (running.length === 0) continue;
+      await Promise.all(running.map((daemon) => daemon.stop(STOP_GRACE_MS)));
+      log(`stopped ${running.map((daemon) => daemon.name).join(', ')} (${Math.round(performance.now() - stopStarted)} ms)`);
     }
   };
 

@@ -9,11 +9,10 @@ import { SYSTEM_CLOCK } from '../../clock.ts';
 import { type Clock } from '../../ports.ts';
 import type { ReconcileQueue } from '../../ports.ts';
 import type { RunAgain } from '../../ports.ts';
-import type { RolloutKey } from '../../rollout/types.ts';
-import { rolloutKeyString } from '../../rollout/key.ts';
+import { queueKeyString, type QueueKey } from '../../fleet/key.ts';
 
 /** Runs one key; answers the runs it asks for next (shared/reconcile/runAgain.ts), each passed its reason then. */
-export type QueueWorker = (key: RolloutKey, reason: string) => Promise<readonly RunAgain[]>;
+export type QueueWorker = (key: QueueKey, reason: string) => Promise<readonly RunAgain[]>;
 
 /** Longest delay setTimeout takes (about 24.8 days); a later run is left to the sweep. */
 const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
@@ -23,17 +22,17 @@ export interface KeyedQueueOptions {
   /** Delay before retrying a key whose run threw (doubles up to maxRetryDelayMs). */
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
-  onError?: (key: RolloutKey, err: unknown) => void;
+  onError?: (key: QueueKey, err: unknown) => void;
   /** A delayed run was scheduled (or moved earlier) for `at`. */
-  onScheduled?: (key: RolloutKey, at: Date, reason: string) => void;
+  onScheduled?: (key: QueueKey, at: Date, reason: string) => void;
   clock?: Clock;
 }
 
 export class LocalKeyedQueue implements ReconcileQueue {
   private readonly ready: string[] = [];
-  private readonly waiting = new Map<string, { key: RolloutKey; reason: string }>();
+  private readonly waiting = new Map<string, { key: QueueKey; reason: string }>();
   private readonly running = new Set<string>();
-  private readonly rerun = new Map<string, { key: RolloutKey; reason: string }>();
+  private readonly rerun = new Map<string, { key: QueueKey; reason: string }>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly failures = new Map<string, number>();
   private active = 0;
@@ -47,9 +46,9 @@ export class LocalKeyedQueue implements ReconcileQueue {
     this.clock = opts.clock ?? SYSTEM_CLOCK;
   }
 
-  async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
+  async enqueue(key: QueueKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
     if (this.stopped) return;
-    const id = rolloutKeyString(key);
+    const id = queueKeyString(key);
     const reason = opts.reason ?? 'enqueue';
     const delayMs = Math.max(0, (opts.delaySeconds ?? 0) * 1000);
     if (delayMs > 0) {
@@ -109,7 +108,7 @@ export class LocalKeyedQueue implements ReconcileQueue {
     if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
-  private async run(id: string, key: RolloutKey, reason: string): Promise<void> {
+  private async run(id: string, key: QueueKey, reason: string): Promise<void> {
     let asks: readonly RunAgain[];
     try {
       asks = await this.worker(key, reason);

@@ -14,8 +14,7 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { NO_METER, type Meter } from '../../meter.ts';
 import type { WakeScheduler } from '../../ports.ts';
-import type { RolloutKey } from '../../rollout/types.ts';
-import { rolloutKeyString } from '../../rollout/key.ts';
+import { queueKeyString, type QueueKey } from '../../fleet/key.ts';
 import { encodeReconcileMessage } from '../sqs/messages.ts';
 
 export interface SchedulerWakeupsOptions {
@@ -41,7 +40,7 @@ export class SchedulerWakeups implements WakeScheduler {
     this.meter = opts.meter ?? NO_METER;
   }
 
-  async schedule(key: RolloutKey, at: Date): Promise<void> {
+  async schedule(key: QueueKey, at: Date): Promise<void> {
     const input = this.scheduleInput(key, at);
     this.meter.add('queue.send');
     try {
@@ -54,7 +53,7 @@ export class SchedulerWakeups implements WakeScheduler {
     }
   }
 
-  async cancel(key: RolloutKey, at: Date): Promise<void> {
+  async cancel(key: QueueKey, at: Date): Promise<void> {
     this.meter.add('queue.send');
     try {
       await this.opts.client.send(new DeleteScheduleCommand({ Name: wakeScheduleName(key, at), GroupName: this.opts.groupName }));
@@ -64,11 +63,11 @@ export class SchedulerWakeups implements WakeScheduler {
   }
 
   /** The whole schedule, as created (and as an update rewrites it). */
-  scheduleInput(key: RolloutKey, at: Date): CreateScheduleCommandInput {
+  scheduleInput(key: QueueKey, at: Date): CreateScheduleCommandInput {
     return {
       Name: wakeScheduleName(key, at),
       GroupName: this.opts.groupName,
-      Description: `serverless-rollouts: reconcile ${rolloutKeyString(key)} at ${at.toISOString()}`,
+      Description: `serverless-rollouts: reconcile ${queueKeyString(key)} at ${at.toISOString()}`,
       ScheduleExpression: atExpression(at),
       ScheduleExpressionTimezone: 'UTC',
       FlexibleTimeWindow: { Mode: 'OFF' },
@@ -85,8 +84,8 @@ export class SchedulerWakeups implements WakeScheduler {
 }
 
 /** `wake-` + a hash of key and instant: deterministic, unique per wake-up, within Scheduler's name rules. */
-export function wakeScheduleName(key: RolloutKey, at: Date): string {
-  const digest = createHash('sha256').update(`${rolloutKeyString(key)}\n${at.toISOString()}`).digest('hex');
+export function wakeScheduleName(key: QueueKey, at: Date): string {
+  const digest = createHash('sha256').update(`${queueKeyString(key)}\n${at.toISOString()}`).digest('hex');
   return `wake-${digest}`.slice(0, MAX_NAME_LENGTH);
 }
 

@@ -1,24 +1,24 @@
 // The bodies the reconcile function receives from SQS: our own reconcile requests (FIFO queue,
 // delayed re-runs) and EventBridge events routed by a rule to the trigger queue (watch-proxy's
-// "Workload Changed"). Both name a rollout key; anything else is not ours.
+// "Workload Changed"). Both name a queue key: a rollout's {cluster, namespace, name}, or a fleet's
+// {fleet} (only our own messages: events name rollouts); anything else is not ours.
+import { isFleetQueueKey, type QueueKey } from '../../fleet/key.ts';
 import type { RolloutKey } from '../../rollout/types.ts';
 import { isRecord } from '../../json.ts';
 
-/** What SqsReconcileQueue sends. */
-export interface ReconcileMessage extends RolloutKey {
-  /** Why the reconcile was asked for: 'api', 'sweep', 'requeue', 'watch'... */
-  reason: string;
-}
+/** What SqsReconcileQueue sends: the key's fields, why the reconcile was asked for ('api', 'sweep', 'requeue', 'watch'...) and a watch notice's changes, e.g. "ReplicaSet web-5d4f MODIFIED" (for reading; the reconcile needs only the key). */
+export type ReconcileMessage = QueueKey & { reason: string; causes?: string[] };
 
 export interface DecodedTrigger {
-  key: RolloutKey;
+  key: QueueKey;
   reason: string;
   /** 'queue' for our own messages, 'event' for EventBridge events. */
   via: 'queue' | 'event';
 }
 
-export function encodeReconcileMessage(key: RolloutKey, reason: string): string {
-  const message: ReconcileMessage = { cluster: key.cluster, namespace: key.namespace, name: key.name, reason };
+export function encodeReconcileMessage(key: QueueKey, reason: string, causes: string[] = []): string {
+  const withCauses = causes.length > 0 ? { causes } : {};
+  const message: ReconcileMessage = isFleetQueueKey(key) ? { fleet: key.fleet, reason, ...withCauses } : { cluster: key.cluster, namespace: key.namespace, name: key.name, reason, ...withCauses };
   return JSON.stringify(message);
 }
 
@@ -38,9 +38,13 @@ export function decodeTriggerBody(body: string): DecodedTrigger | null {
     const reasons = Array.isArray(parsed.detail.reasons) ? parsed.detail.reasons.filter((r): r is string => typeof r === 'string') : [];
     return { key, reason: reasons[0] ?? String(parsed['detail-type']), via: 'event' };
   }
-  const key = keyOf(parsed);
+  const key = typeof parsed.fleet === 'string' ? fleetKeyOf(parsed.fleet) : keyOf(parsed);
   if (!key) return null;
   return { key, reason: typeof parsed.reason === 'string' ? parsed.reason : 'unknown', via: 'queue' };
+}
+
+function fleetKeyOf(fleet: string): QueueKey | null {
+  return fleet === '' || fleet.includes('#') ? null : { fleet };
 }
 
 function keyOf(v: Record<string, unknown>): RolloutKey | null {

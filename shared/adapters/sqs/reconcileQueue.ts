@@ -1,4 +1,4 @@
-// ReconcileQueue on SQS (DESIGN §2). "Now" goes to the FIFO queue: MessageGroupId = the rollout key,
+// ReconcileQueue on SQS (docs/architecture.md, "Data flow"). "Now" goes to the FIFO queue: MessageGroupId = the rollout key,
 // so one key is never reconciled twice at once. "Later" goes to the standard trigger queue, because
 // FIFO queues have no per-message delay; reconcile is safe under concurrency, so losing per-key
 // order for delayed re-runs costs nothing.
@@ -15,9 +15,8 @@ import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aw
 import { RolloutsError } from '../../errors.ts';
 import { NO_METER, type Meter } from '../../meter.ts';
 import type { Clock, ReconcileQueue } from '../../ports.ts';
-import type { RolloutKey } from '../../rollout/types.ts';
 import { encodeReconcileMessage } from './messages.ts';
-import { rolloutKeyString } from '../../rollout/key.ts';
+import { queueKeyString, type QueueKey } from '../../fleet/key.ts';
 import { SYSTEM_CLOCK } from '../../clock.ts';
 
 /** SQS refused some entries of a batch even after a retry. */
@@ -48,7 +47,7 @@ export class SqsReconcileQueue implements ReconcileQueue {
     this.meter = opts.meter ?? NO_METER;
   }
 
-  async enqueue(key: RolloutKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
+  async enqueue(key: QueueKey, opts: { delaySeconds?: number; reason?: string } = {}): Promise<void> {
     const reason = opts.reason ?? 'unspecified';
     const delay = Math.min(MAX_DELAY_SECONDS, Math.ceil(opts.delaySeconds ?? 0));
     this.meter.add('queue.send');
@@ -59,11 +58,25 @@ export class SqsReconcileQueue implements ReconcileQueue {
     await this.opts.client.send(new SendMessageCommand({ QueueUrl: this.opts.queueUrl, ...this.fifoEntry(key, reason, randomUUID()) }));
   }
 
-  /** Many keys now (the sweep): SendMessageBatch, 10 per request; entries SQS refuses are sent once more. */
-  async enqueueAll(keys: RolloutKey[], opts: { reason: string }): Promise<void> {
-    for (let i = 0; i < keys.length; i += BATCH_SIZE) {
-      const bucket = String(Math.floor(this.clock.now().getTime() / 1000));
-      let entries = keys.slice(i, i + BATCH_SIZE).map((key, j) => ({ Id: String(j), ...this.fifoEntry(key, opts.reason, bucket) }));
+  /** Many keys now (the sweep): SendMessageBatch, 10 per request, one message per key and tick; entries SQS refuses are sent once more. */
+  async enqueueAll(keys: QueueKey[], opts: { reason: string }): Promise<void> {
+    const bucket = () => String(Math.floor(this.clock.now().getTime() / 1000));
+    await this.sendBatches(keys.map((key) => ({ key })), opts.reason, bucket);
+  }
+
+  /**
+   * Many keys now, each a message of its own (the watch-proxy's notices): the same batches, but no
+   * deduplication id shared with an earlier send, so a notice after one already consumed is never
+   * dropped as its duplicate (the file header).
+   */
+  async enqueueEach(items: { key: QueueKey; causes?: string[] }[], opts: { reason: string }): Promise<void> {
+    await this.sendBatches(items, opts.reason, () => randomUUID());
+  }
+
+  private async sendBatches(items: { key: QueueKey; causes?: string[] }[], reason: string, instance: () => string): Promise<void> {
+    for (let i = 0; i < items.length; i += BATCH_SIZE) {
+      const id = instance();
+      let entries = items.slice(i, i + BATCH_SIZE).map((item, j) => ({ Id: String(j), ...this.fifoEntry(item.key, reason, id, item.causes) }));
       for (let attempt = 1; entries.length > 0; attempt++) {
         this.meter.add('queue.send');
         const out = await this.opts.client.send(new SendMessageBatchCommand({ QueueUrl: this.opts.queueUrl, Entries: entries }));
@@ -80,10 +93,10 @@ export class SqsReconcileQueue implements ReconcileQueue {
   }
 
   /** `instance` tells this send apart from others of the key and reason (see the file header). */
-  private fifoEntry(key: RolloutKey, reason: string, instance: string) {
-    const group = rolloutKeyString(key);
+  private fifoEntry(key: QueueKey, reason: string, instance: string, causes: string[] = []) {
+    const group = queueKeyString(key);
     return {
-      MessageBody: encodeReconcileMessage(key, reason),
+      MessageBody: encodeReconcileMessage(key, reason, causes),
       // Keys are DNS names and "/", all valid group-id characters; only the length can be too much.
       MessageGroupId: group.length <= MAX_ID_LENGTH ? group : sha256(group),
       MessageDeduplicationId: sha256(`${group}\n${reason}\n${instance}`),

@@ -4,7 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';
 import { runtimeOf } from '../runtime.ts';
-import { resolveTarget } from '../target.ts';
+import { followLocalEndpoint, resolveTarget } from '../target.ts';
 
 interface DashboardFlags {
   port: number;
@@ -29,7 +29,9 @@ async function dashboard(flags: DashboardFlags, io: CliIO): Promise<void> {
   let server;
   try {
     server = await startDashboard({
-      client, assets, port: flags.port,
+      // Local mode moves to another port at each `npm start`: follow its endpoint file.
+      client: client.target.mode === 'local' ? followLocalEndpoint(rt, io, client) : client,
+      assets, port: flags.port,
       pollMs: client.target.mode === 'local' ? 1000 : 2000,
       ...(flags.cluster ? { cluster: flags.cluster } : {}),
       onError: (err) => io.err(`dashboard: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),

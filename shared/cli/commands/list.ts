@@ -4,7 +4,7 @@ import { examplesHelp } from '../help.ts';
 import type { CliIO } from '../io.ts';
 import { TARGET_HELP, addOutputOption, addTargetOptions, withApi, type OutputFlags, type TargetFlags } from '../options.ts';
 import { formatTable } from '../table.ts';
-import { phaseIcon } from '../../client/symbols.ts';
+import { factsOfSummary, rolloutStatus } from '../../client/status.ts';
 
 interface ListFlags extends TargetFlags, OutputFlags {
   allNamespaces?: boolean;
@@ -31,7 +31,7 @@ export function register(program: Command, io: CliIO): void {
           ...(flags.allNamespaces ? [r.rollout.namespace] : []),
           r.rollout.name,
           `${r.workload.kind}/${r.workload.name}`,
-          `${phaseIcon(r.phase)} ${r.phase}`,
+          rolloutStatus(factsOfSummary(r)).text,
           r.step ? `${r.step.index + 1}/${r.step.total}` : '-',
           r.message,
         ]);

@@ -6,7 +6,7 @@ import { previewBatches } from '../../rollout/preview.ts';
 import type { ReleasePreview } from '../../rollout/preview.ts';
 import { parseRollout } from '../../rollout/spec.ts';
 import type { Step, WorkloadKind } from '../../rollout/types.ts';
-import { WORKLOAD_KINDS, WORKLOAD_TYPES, describeWorkloadType } from '../../rollout/workloadKinds.ts';
+import { WORKLOAD_KINDS, describeWorkloadType, workloadTypeOf } from '../../rollout/workloadKinds.ts';
 import { readDocuments } from '../documents.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT } from '../io.ts';
@@ -80,7 +80,7 @@ async function plan(opts: PlanOptions, command: Command, io: CliIO): Promise<voi
 
 /** A DaemonSet's batches count pods on nodes: N is the nodes it schedules. */
 function countLabel(kind: WorkloadKind): string {
-  return WORKLOAD_TYPES[kind].counts === 'nodes' ? 'Nodes' : 'Replicas';
+  return workloadTypeOf(kind).counts === 'nodes' ? 'Nodes' : 'Replicas';
 }
 
 const KINDS_HELP = `Kinds (and the workloadRef each names): ${WORKLOAD_KINDS.map(describeWorkloadType).join(', ')}.

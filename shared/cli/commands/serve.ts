@@ -49,6 +49,13 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     stopRequested.abort();
   };
   for (const s of SIGNALS) process.on(s, onSignal);
+  // `npm start` killed with -9 cannot pass a signal on: without its parent, serve stops everything
+  // it started (the control plane too) instead of running on re-parented to PID 1.
+  const stopWatchingParent = rt.onParentGone((parent) => {
+    if (stopRequested.signal.aborted) return;
+    log(`the process that started serve (PID ${parent}) is gone: stopping`);
+    stopRequested.abort();
+  });
   const ours = new Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
   try {
     // Loaded here: the other verbs do not pay for dynalite, the Kubernetes client and the engine.
@@ -95,6 +102,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     }
     log(`stopped in ${((performance.now() - stopping) / 1000).toFixed(1)} s`);
   } finally {
+    stopWatchingParent();
     for (const s of SIGNALS) process.off(s, onSignal);
   }
 }
@@ -125,9 +133,9 @@ export function register(program: Command, io: CliIO): void {
     .option('-v, --verbose', 'print every reconcile pass')
     .addHelpText('after', `
 Data directory: ./.rollouts (or $ROLLOUTS_HOME): DynamoDB data, the sandbox, "endpoint" (the API URL
-while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0. Everything is
-kept for the next start, which goes on where this one stopped (also after a crash or kill -9);
---fresh starts over.
+while serve runs) and "kubeconfig" (for kubectl). Ctrl-C stops everything and exits 0; so does the
+end of the process that started serve (a kill -9 of \`npm start\`'s npm). Everything is kept for the
+next start, which goes on where this one stopped (also after a crash or kill -9); --fresh starts over.
 ${examplesHelp([
       ['npm start', 'the same as `rollouts serve`'],
       ['rollouts serve --sandbox --pod-ready-ms 200', 'always the sandbox, with fast pods'],

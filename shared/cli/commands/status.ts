@@ -11,7 +11,7 @@ import { formatDuration, parseDuration } from '../duration.ts';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';
 import { TARGET_HELP, addOutputOption, addTargetOptions, keyOf, withApi, type OutputFlags, type TargetFlags } from '../options.ts';
-import { phaseIcon } from '../../client/symbols.ts';
+import { factsOfStatus, rolloutStatus } from '../../client/status.ts';
 
 interface StatusFlags extends TargetFlags, OutputFlags {
   timeout: number;
@@ -40,12 +40,13 @@ export function statusVerdict(s: StatusResponse): Verdict {
 }
 
 /**
- * One progress line: the phase, the reason (which names the step and what blocks it), and while
- * pods move, how many of the batch have: "◌ Progressing: step 2/3: moving pods · 3/5 pods of step 2/3".
+ * One progress line: the status (the one every view shows), the reason (which names the step and
+ * what blocks it), and while pods move, how many of the batch have:
+ * "◌ Progressing: step 2/3: moving pods · 3/5 pods of step 2/3".
  */
 export function statusLine(s: StatusResponse, progress: BatchProgress | null = null): string {
   const pods = progress ? ` · ${progress.moved}/${progress.batch} pods of step ${progress.step}/${progress.steps}` : '';
-  return `${phaseIcon(s.phase)} ${s.phase}: ${s.message}${pods}`;
+  return `${rolloutStatus(factsOfStatus(s)).text}: ${s.message}${pods}`;
 }
 
 /** Pods move while a batch is upgrading or verifying, while finishing, and while rolling back. */

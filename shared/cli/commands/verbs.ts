@@ -30,10 +30,26 @@ export async function sendCommand(io: CliIO, name: string, flags: CommandFlags, 
   });
 }
 
+/**
+ * An approval recorded while the rollout is paused (`rollouts pause`, spec.strategy.paused) is kept,
+ * but nothing moves until resume: say so instead of promising the next step.
+ */
+async function approve(io: CliIO, name: string, flags: CommandFlags): Promise<void> {
+  await withApi(io, flags, async ({ client, cluster }) => {
+    const key = keyOf(name, flags, cluster);
+    const res = await client.command(key, 'approve', flags.commandId ? { commandId: flags.commandId } : {});
+    if (res.duplicate) return io.out(`rollout/${name}: approve ${res.commandId} was already recorded; nothing changed\n`);
+    const { paused } = await client.status(key);
+    if (paused.user) return io.out(`rollout/${name} approved, but it is paused: nothing moves until \`rollouts resume ${name}\`\n`);
+    if (paused.spec) return io.out(`rollout/${name} approved, but spec.strategy.paused is true: nothing moves until it is false\n`);
+    io.out(`rollout/${name} approved: the release moves on to the next step\n`);
+  });
+}
+
 export function register(program: Command, io: CliIO): void {
   for (const { verb, description, done } of VERBS) {
     addCommandIdOption(addTargetOptions(program.command(`${verb} <name>`).description(description)))
       .addHelpText('after', `${TARGET_HELP}\n${examplesHelp([[`rollouts ${verb} web`, `${verb} the rollout web in namespace default`]])}`)
-      .action((name: string, flags: CommandFlags) => sendCommand(io, name, flags, verb, {}, done(name)));
+      .action((name: string, flags: CommandFlags) => (verb === 'approve' ? approve(io, name, flags) : sendCommand(io, name, flags, verb, {}, done(name))));
   }
 }

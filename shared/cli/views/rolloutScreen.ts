@@ -3,10 +3,10 @@
 // text out, so --watch re-renders the same way and tests compare exact text.
 import type { GetResponse } from '../../api/types.ts';
 import type { WorkloadResponse, WorkloadRevision } from '../../api/workloadRoutes.ts';
-import { batchTarget } from '../../rollout/arithmetic.ts';
+import { stepTarget } from '../../rollout/arithmetic.ts';
 import { revisionTags } from '../../client/progress.ts';
 import { renderSteps } from './stepList.ts';
-import { displayStatus } from '../../client/symbols.ts';
+import { factsOfState, rolloutStatus } from '../../client/status.ts';
 import { renderTree } from './workloadTree.ts';
 
 export interface RolloutSnapshot {
@@ -39,17 +39,19 @@ function header(s: RolloutSnapshot): string[] {
     field('Name', key.name),
     field('Namespace', key.namespace),
     field('Cluster', key.cluster),
-    field('Status', displayStatus(state)),
+    field('Status', rolloutStatus(factsOfState(state, spec)).text),
     field('Message', state.message || '-'),
     field('Workload', `${spec.workloadRef.kind} ${spec.workloadRef.name}`),
     field('Strategy', 'Canary (batches)'),
   ];
-  const total = w?.replicas ?? rel?.observedReplicas ?? null;
+  // The replicas the current batch was computed for, as the history counts them: after a scale the
+  // batch restarts against the new count (shared/rollout/progression.ts), and until then the live
+  // count is not what the batch asks.
+  const total = rel?.observedReplicas ?? w?.replicas ?? null;
   if (rel?.kind === 'release') {
     lines.push(field('Step', `${rel.stepIndex + 1}/${spec.steps.length}`, '  '));
-    const step = spec.steps[rel.stepIndex];
-    if (total !== null && step) {
-      const want = rel.finalizing ? total : batchTarget(spec.workloadRef.kind, step.replicas, total);
+    if (total !== null && spec.steps[rel.stepIndex]) {
+      const want = rel.finalizing ? total : stepTarget(spec, rel.stepIndex, total);
       lines.push(field('SetWeight', `${percent(want, total)} (${want}/${total} pods)`, '  '));
     }
   } else if (state.phase === 'Completed' && state.lastRelease?.kind === 'release') {
@@ -57,13 +59,19 @@ function header(s: RolloutSnapshot): string[] {
   }
   const byId = new Map((w?.revisions ?? []).map((r) => [r.id, r]));
   const target = rel ? byId.get(rel.targetRevision) : undefined;
-  if (rel?.kind === 'release' && w && target) lines.push(field('ActualWeight', `${percent(target.ready, w.replicas)} (${target.ready}/${w.replicas} pods ready)`, '  '));
+  // Available pods of the new revision, what the history's "N of M pods on the new revision and available" counts.
+  if (rel?.kind === 'release' && w && target && total !== null) lines.push(field('ActualWeight', `${percent(target.available, total)} (${target.available}/${total} pods available)`, '  '));
   const tags = revisionTags(state);
   const tagged = Object.entries(tags).flatMap(([id, tag]) => (byId.has(id) ? [`${imagesText(byId.get(id) as WorkloadRevision)} (${tag})`] : []));
   tagged.forEach((t, i) => lines.push(i === 0 ? field('Images', t) : `${''.padEnd(LABEL_WIDTH)}${t}`));
+  // A revision as the user can find it: its number and its ReplicaSet (or the holder kind's own
+  // revision object), never the bare hash, which names no object kubectl shows.
   const revision = (id: string | null | undefined): string => {
-    const number = id ? byId.get(id)?.number : undefined;
-    return !id ? '-' : number === undefined ? id : `${number} (${id})`;
+    const r = id ? byId.get(id) : undefined;
+    if (!id) return '-';
+    if (r !== undefined) return `${r.number} (${r.holder})`;
+    // The release's revision before its ReplicaSet exists (the Partition strategy creates it with the first batch).
+    return w ? `${id} (no ${w.holderKind} yet)` : id;
   };
   if (rel) {
     lines.push('Revisions:', field(rel.kind === 'release' ? 'Stable' : 'From', revision(rel.stableRevision), '  '), field('Target', revision(rel.targetRevision), '  '));
@@ -87,10 +95,10 @@ function header(s: RolloutSnapshot): string[] {
 
 export function renderRollout(s: RolloutSnapshot, now: Date): string {
   const { spec, state } = s.rollout;
-  const parts = [header(s).join('\n'), renderSteps(spec, state, s.workload?.replicas ?? state.release?.observedReplicas ?? null, now)];
+  const parts = [header(s).join('\n'), renderSteps(spec, state, state.release?.observedReplicas ?? s.workload?.replicas ?? null, now)];
   if (s.workload) {
     const elapsedSeconds = Math.max(0, Math.floor((now.getTime() - s.fetchedAt.getTime()) / 1000));
-    parts.push(renderTree({ name: spec.name, status: displayStatus(state), workload: s.workload, tags: revisionTags(state), elapsedSeconds }));
+    parts.push(renderTree({ name: spec.name, status: rolloutStatus(factsOfState(state, spec)).text, workload: s.workload, tags: revisionTags(state), elapsedSeconds }));
   } else if (s.workloadError) {
     parts.push(`(no revision tree: ${s.workloadError})`);
   }

@@ -1,38 +1,13 @@
 // The steps of a rollout with the current one marked and what it is doing, as kubectl-kruise's
 // `describe rollout` lists them: done steps ✔, the current one with its state, the rest plain.
-import { batchTarget } from '../../rollout/arithmetic.ts';
+import { stepTarget } from '../../rollout/arithmetic.ts';
 import { stepPauseLabel } from '../../rollout/spec.ts';
 import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
 import { describeTraffic } from '../../rollout/trafficTypes.ts';
 import { formatTable } from '../table.ts';
 import { ICON } from '../../client/symbols.ts';
-import { secondsLeft, stepStatus } from '../../client/progress.ts';
-
-/** What the current step is doing, e.g. "awaiting approval" or "pausing 60s (42s left)". */
-export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date): string {
-  const rel = state.release;
-  if (!rel) return '';
-  if (rel.failure) return `failed: ${rel.failure}`;
-  if (state.userPaused || spec.paused) return 'paused (rollouts resume)';
-  if (rel.gated) return state.message;
-  const pause = spec.steps[rel.stepIndex]?.pause;
-  switch (rel.stepState) {
-    case 'Upgrading':
-      return 'moving pods';
-    case 'Verifying':
-      return 'waiting for pods to be ready';
-    case 'Analyzing':
-    case 'TrafficRouting':
-      return state.message.replace(/^step \d+\/\d+: /, '');
-    case 'StepReady':
-      return 'ready';
-    case 'StepPaused': {
-      if (pause?.type !== 'timed') return `awaiting approval (rollouts approve ${spec.name})`;
-      const left = secondsLeft(state.cause?.kind === 'TimedPause' ? state.cause.until : state.nextWakeAt, now);
-      return `pausing ${pause.seconds}s${left !== null ? ` (${left}s left)` : ''}`;
-    }
-  }
-}
+import { stepStatus } from '../../client/progress.ts';
+import { stepStateLabel } from '../../client/status.ts';
 
 function currentMark(state: ReleaseState): string {
   const rel = state.release;
@@ -55,7 +30,8 @@ export function renderSteps(spec: RolloutSpec, state: ReleaseState, replicas: nu
       mark = currentMark(state);
       note = `◀ ${stepStateLabel(spec, state, now)}`;
     }
-    const pods = replicas === null ? '' : `${batchTarget(spec.workloadRef.kind, step.replicas, replicas)}/${replicas}`;
+    // The pods step i asks of the new revision, as the planner counts them (never fewer than an earlier step's).
+    const pods = replicas === null ? '' : `${stepTarget(spec, i, replicas)}/${replicas}`;
     const pause = step.pause.type === 'none' ? '' : `pause: ${stepPauseLabel(step.pause)}`;
     // A routed Rollout shows what each step sends to the canary (none: the user's own routing).
     if (spec.trafficRouting) return [mark, `${i + 1}.`, `replicas: ${step.replicas}`, pods, `traffic: ${step.traffic ? describeTraffic(step.traffic) : 'original'}`, pause, note];

@@ -1,12 +1,13 @@
 // The revision → ReplicaSet → pods tree of `rollouts get`, in kubectl-argo-rollouts' layout:
 //   NAME                          KIND        STATUS         AGE  INFO
-//   ⟳ web                         Rollout     ◌ Progressing
+//   ↻ web                         Rollout     ◌ Progressing
 //   ├──# revision:2
-//   │  └──⧉ web-7b5c9d8f6c        ReplicaSet  ◌ Progressing  8s   canary
+//   │  └──◫ web-7b5c9d8f6c        ReplicaSet  ◌ Progressing  8s   canary
 //   │     └──□ web-7b5c9d8f6c-4x  Pod         ✔ Running      7s   ready:1/1
+// (Argo's ⟳ and ⧉ are not in common monospace fonts: shared/client/symbols.ts.)
 import type { WorkloadPod, WorkloadResponse, WorkloadRevision } from '../../api/workloadRoutes.ts';
 import { formatTable } from '../table.ts';
-import { ICON, formatAge } from '../../client/symbols.ts';
+import { ICON, TREE_ICON, formatAge } from '../../client/symbols.ts';
 
 export interface TreeInput {
   name: string;
@@ -38,7 +39,7 @@ export function podStatus(p: WorkloadPod): string {
 }
 
 export function renderTree(t: TreeInput): string {
-  const rows: string[][] = [['NAME', 'KIND', 'STATUS', 'AGE', 'INFO'], [`⟳ ${t.name}`, 'Rollout', t.status, '', '']];
+  const rows: string[][] = [['NAME', 'KIND', 'STATUS', 'AGE', 'INFO'], [`${TREE_ICON.rollout} ${t.name}`, 'Rollout', t.status, '', '']];
   const age = (s: number): string => formatAge(s + t.elapsedSeconds);
   const holder = t.workload.holderKind;
   t.workload.revisions.forEach((r, i) => {
@@ -46,11 +47,11 @@ export function renderTree(t: TreeInput): string {
     const branch = lastRevision ? '└──' : '├──';
     const under = lastRevision ? '   ' : '│  ';
     rows.push([`${branch}# revision:${r.number}`, '', '', '', '']);
-    rows.push([`${under}└──⧉ ${r.replicaSet}`, holder, replicaSetStatus(r), age(r.ageSeconds), t.tags[r.id] ?? '']);
+    rows.push([`${under}└──${TREE_ICON.replicaSet} ${r.holder}`, holder, replicaSetStatus(r), age(r.ageSeconds), t.tags[r.id] ?? '']);
     r.pods.forEach((p, j) => {
       const pod = j === r.pods.length - 1 ? '└──' : '├──';
       const info = [`ready:${p.readyContainers}/${p.containers}`, ...(p.restarts > 0 ? [`restarts:${p.restarts}`] : [])].join(',');
-      rows.push([`${under}   ${pod}□ ${p.name}`, 'Pod', podStatus(p), age(p.ageSeconds), info]);
+      rows.push([`${under}   ${pod}${TREE_ICON.pod} ${p.name}`, 'Pod', podStatus(p), age(p.ageSeconds), info]);
     });
   });
   return formatTable(rows).split('\n').map((l) => l.trimEnd()).join('\n');

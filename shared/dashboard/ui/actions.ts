@@ -18,7 +18,11 @@ interface Action {
 const awaitingApproval = (s: ReleaseState) => s.release?.kind === 'release' && s.release.stepState === 'StepPaused' && !s.release.finalizing && s.release.failure === null;
 
 const ACTIONS: readonly Action[] = [
-  { verb: 'approve', label: 'Approve', enabled: awaitingApproval, confirm: (k, s) => `Approve step ${(s.release?.stepIndex ?? 0) + 1} of ${k.name}? The release moves on to the next batch.` },
+  {
+    verb: 'approve', label: 'Approve', enabled: awaitingApproval,
+    // Paused, an approval is kept but nothing moves until Resume (as `rollouts approve` says).
+    confirm: (k, s) => `Approve step ${(s.release?.stepIndex ?? 0) + 1} of ${k.name}? ${s.userPaused ? 'It stays paused: nothing moves until Resume.' : 'The release moves on to the next batch.'}`,
+  },
   { verb: 'pause', label: 'Pause', enabled: (s) => !s.userPaused },
   { verb: 'resume', label: 'Resume', enabled: (s) => s.userPaused },
   { verb: 'abort', label: 'Abort', enabled: (s) => s.release?.kind === 'release', confirm: (k) => `Abort the release of ${k.name}? Every pod returns to the stable revision.` },

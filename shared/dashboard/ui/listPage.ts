@@ -1,6 +1,7 @@
 // Every rollout the API lists, across clusters: phase, step and the one-line reason.
 import type { RolloutSummary } from '../../api/types.ts';
-import { ICON, phaseIcon } from '../../client/symbols.ts';
+import { factsOfSummary, rolloutStatus } from '../../client/status.ts';
+import { ICON } from '../../client/symbols.ts';
 import { dashboardApi, rolloutPath } from './api.ts';
 import { html } from './html.ts';
 import { usePoll } from './usePoll.ts';
@@ -17,13 +18,13 @@ export function ListPage({ pollMs }: { pollMs: number }) {
         <table class="rollouts" data-testid="rollout-list">
           <thead><tr><th>Cluster</th><th>Namespace</th><th>Rollout</th><th>Workload</th><th>Status</th><th>Step</th><th>Reason</th></tr></thead>
           <tbody>
-            ${rollouts.map((r) => html`
+            ${rollouts.map((r) => ({ r, status: rolloutStatus(factsOfSummary(r)) })).map(({ r, status }) => html`
               <tr data-testid="rollout-row" data-rollout=${keyText(r)}>
                 <td>${r.rollout.cluster}</td>
                 <td>${r.rollout.namespace}</td>
                 <td><a href=${`#/rollouts/${rolloutPath(r.rollout)}`}>${r.rollout.name}</a></td>
                 <td>${r.workload.kind}/${r.workload.name}</td>
-                <td class=${`phase phase-${r.phase}`}>${phaseIcon(r.phase)} ${r.phase}</td>
+                <td class=${`phase phase-${status.word}`} data-testid="status" data-status=${status.word}>${status.text}</td>
                 <td>${r.step ? `${r.step.index + 1}/${r.step.total}` : '-'}</td>
                 <td class="reason" data-testid="reason">${r.message}</td>
               </tr>`)}

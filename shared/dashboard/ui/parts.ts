@@ -1,25 +1,20 @@
 // Pieces of the rollout page: the reason with its cause, the steps, the revision → pod tree, history.
 import type { WorkloadResponse } from '../../api/workloadRoutes.ts';
 import { batchProgress, revisionTags, secondsLeft, stepStatus } from '../../client/progress.ts';
-import { ICON, displayStatus, formatAge } from '../../client/symbols.ts';
+import { factsOfState, rolloutStatus, stepStateLabel } from '../../client/status.ts';
+import { ICON, formatAge } from '../../client/symbols.ts';
 import type { HistoryEntry } from '../../ports.ts';
 import { instant } from '../../rollout/message.ts';
 import type { ReleaseState, RolloutSpec, Step } from '../../rollout/types.ts';
 import { html } from './html.ts';
 
-/** The terminal's pause mark (॥, Devanagari) is missing from common web fonts: a double bar instead. */
-const PAUSED = '‖';
-
-function webGlyphs(text: string): string {
-  return text.replace(ICON.paused, PAUSED);
-}
-
-export function StatusLine({ state, now }: { state: ReleaseState; now: Date }) {
+export function StatusLine({ spec, state, now }: { spec: RolloutSpec; state: ReleaseState; now: Date }) {
   const cause = state.cause ?? null;
   const left = secondsLeft(cause?.until, now);
+  const status = rolloutStatus(factsOfState(state, spec));
   return html`
     <div class="status">
-      <span class=${`badge phase-${state.phase}`} data-testid="status">${webGlyphs(displayStatus(state))}</span>
+      <span class=${`badge phase-${status.word}`} data-testid="status" data-status=${status.word}>${status.text}</span>
       <p class="reason" data-testid="reason">${state.message || '-'}</p>
       ${cause ? html`
         <dl class="cause" data-testid="cause">
@@ -48,17 +43,17 @@ function pauseText(step: Step): string {
   return '';
 }
 
-export function Steps({ spec, state, replicas }: { spec: RolloutSpec; state: ReleaseState; replicas: number | null }) {
+export function Steps({ spec, state, replicas, now }: { spec: RolloutSpec; state: ReleaseState; replicas: number | null; now: Date }) {
   return html`
     <ol class="steps" data-testid="steps">
       ${spec.steps.map((step, i) => {
         const status = stepStatus(state, i);
-        const mark = status === 'done' ? ICON.ok : status === 'current' ? (state.release?.stepState === 'StepPaused' ? PAUSED : ICON.progressing) : ICON.waiting;
+        const mark = status === 'done' ? ICON.ok : status === 'current' ? (state.release?.stepState === 'StepPaused' ? ICON.paused : ICON.progressing) : ICON.waiting;
         return html`
           <li class=${`step step-${status}`} data-testid=${`step-${i + 1}`} data-status=${status}>
             <span class="mark">${mark}</span>
             <span>Step ${i + 1}: ${String(step.replicas)}${replicas === null ? '' : ` of ${replicas} pods`} ${pauseText(step)}</span>
-            ${status === 'current' ? html`<span class="now">${state.release?.stepState}</span>` : null}
+            ${status === 'current' ? html`<span class="now" data-testid="step-now">${stepStateLabel(spec, state, now)}</span>` : null}
           </li>`;
       })}
     </ol>`;
@@ -73,7 +68,7 @@ export function RevisionTree({ workload, state, error, now, fetchedAt }: { workl
       ${workload.revisions.map((r) => html`
         <li class="revision" data-testid="revision" data-revision=${r.number}>
           <div class="revision-head">
-            <strong>revision ${r.number}</strong> <code>${r.replicaSet}</code>
+            <strong>revision ${r.number}</strong> <code>${r.holder}</code>
             ${tags[r.id] ? html`<span class=${`tag tag-${tags[r.id]}`}>${tags[r.id]}</span>` : null}
             <span class="images">${Object.values(r.images).join(', ')}</span>
             <span class="counts">${r.available}/${r.desired} available</span>

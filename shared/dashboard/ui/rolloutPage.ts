@@ -19,12 +19,12 @@ export function RolloutPage({ rolloutKey, pollMs }: { rolloutKey: RolloutKey; po
       <h1>${rolloutKey.name}</h1>
       ${detail.error ? html`<p class="problem" role="alert">${ICON.warning} ${detail.error}</p>` : null}
       ${d ? html`
-        <${StatusLine} state=${d.rollout.state} now=${now} />
+        <${StatusLine} spec=${d.rollout.spec} state=${d.rollout.state} now=${now} />
         <p class="meta">${d.rollout.spec.workloadRef.kind}/${d.rollout.spec.workloadRef.name} · ${d.workload ? `${d.workload.replicas} replicas` : ''}</p>
         <${Progress} spec=${d.rollout.spec} state=${d.rollout.state} workload=${d.workload} />
         <${Actions} rolloutKey=${rolloutKey} state=${d.rollout.state} onDone=${detail.refresh} />
         <div class="columns">
-          <div><h2>Steps</h2><${Steps} spec=${d.rollout.spec} state=${d.rollout.state} replicas=${d.workload?.replicas ?? null} /></div>
+          <div><h2>Steps</h2><${Steps} spec=${d.rollout.spec} state=${d.rollout.state} replicas=${d.rollout.state.release?.observedReplicas ?? d.workload?.replicas ?? null} now=${now} /></div>
           <div><h2>Revisions</h2><${RevisionTree} workload=${d.workload} state=${d.rollout.state} error=${d.workloadError} now=${now} fetchedAt=${d.fetchedAt} /></div>
         </div>
         <h2>History</h2>

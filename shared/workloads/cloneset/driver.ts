@@ -7,6 +7,9 @@ import { selectorString, spec, templateOf } from '../common/objects.ts';
 import { itself } from '../common/ownership.ts';
 import { controlledPods, ownedRevisions, revisionMembersOf } from '../common/revisions.ts';
 import { CLONESET_API_VERSION, podRevisionIn } from './cloneSetObjects.ts';
+import { CLONESET_TYPE } from './type.ts';
+import { podViews } from '../common/podViews.ts';
+import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 import { cloneSetView } from './view.ts';
 import { cloneSetWrites } from './writes.ts';
 
@@ -34,7 +37,9 @@ function revisionMembers(obs: Observation): RevisionMembers[] {
 
 export const cloneSetDriver: WorkloadDriver<'CloneSet'> = {
   kind: 'CloneSet',
+  type: CLONESET_TYPE,
   workload: { apiVersion: CLONESET_API_VERSION, kind: 'CloneSet', resource: 'clonesets' },
+  reads: [{ apiVersion: 'apps/v1', kind: 'ControllerRevision', resource: 'controllerrevisions' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
   // The CloneSet alone: its controller rewrites its status (updatedReplicas, updatedReadyReplicas,
   // availableReplicas, currentRevision) whenever a pod is updated, in place or recreated, or turns ready.
   watches: [{ apiVersion: CLONESET_API_VERSION, kind: 'CloneSet', resource: 'clonesets', workloadOf: itself }],
@@ -60,6 +65,9 @@ export const cloneSetDriver: WorkloadDriver<'CloneSet'> = {
     restore: 'the user\'s partition (recorded in rollouts.serverless-rollouts.io/original-partition); type, paused, maxUnavailable and maxSurge are never changed',
   },
   podTemplate: templateOf,
+  templateChange: templateChangeWrite,
+  acceptsTemplatePatch: takesStrategicMerge(CLONESET_TYPE.apiVersion),
+  podViews: (obs) => podViews(revisionMembers(obs)),
   observe,
   view: cloneSetView,
   writes: cloneSetWrites,

@@ -151,7 +151,7 @@ export function planPartition(w: KubeObject, actions: readonly Action[], ctx: Pa
       }
       case 'set-template':
         want = hold();
-        templateWrites = [templateChangeWrite(w, action.change)];
+        templateWrites = [templateChangeWrite(w, action.change, (revision) => ctx.storedTemplate(revision))];
         batch = null;
         break;
       case 'restore-template': {

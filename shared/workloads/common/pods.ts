@@ -1,4 +1,4 @@
-// Pod availability as the Kubernetes controllers judge it (k8s-semantics §6, IsPodAvailable): a pod
+// Pod availability as the Kubernetes controllers judge it (Kubernetes' podutil.IsPodAvailable): a pod
 // is Available once its Ready condition has been True for minReadySeconds, timed from the
 // condition's lastTransitionTime. Shared by every driver that counts pods itself.
 import type { KubeObject } from '../../kube/types.ts';

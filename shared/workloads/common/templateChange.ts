@@ -8,21 +8,28 @@ import { isBuiltInApiVersion } from '../../kube/apiVersions.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { TemplateChange } from '../../rollout/types.ts';
 import { isRecord } from '../../json.ts';
+import { TEMPLATE_CHANGE_REASON } from '../driver.ts';
+import { mergePatchDiff } from './mergePatch.ts';
 import { objectRef, templateOf } from './objects.ts';
 
 /** Kubernetes applies strategic merge patches to its built-in types only. */
 export const takesStrategicMerge = isBuiltInApiVersion;
 
-/** The reason of every template-change write: the reconcile tells a refused release request by it. */
-export const TEMPLATE_CHANGE_REASON = 'apply the requested pod template change';
-
 /**
  * No resourceVersion: the patch is idempotent and must not lose to the hold patch the driver sends
  * just before it.
  */
-export function templateChangeWrite(workload: KubeObject, change: TemplateChange): KubeWrite {
+export function templateChangeWrite(workload: KubeObject, change: TemplateChange, storedTemplate: (revision: string) => unknown = () => null): KubeWrite {
   const target = objectRef(workload);
   const reason = TEMPLATE_CHANGE_REASON;
+  if (change.type === 'revision') {
+    // A retained revision's stored template, as a merge patch from the live one (a restore-template,
+    // but held like any release's change). The planner asks only for a revision the view retains;
+    // were it gone meanwhile, the patch changes nothing and the next pass starts no release.
+    const stored = storedTemplate(change.revision);
+    const diff = isRecord(stored) ? mergePatchDiff(templateOf(workload), stored) : undefined;
+    return { verb: 'patch', ref: target, patchType: 'merge', patch: { spec: diff === undefined ? {} : { template: diff } }, reason };
+  }
   if (!takesStrategicMerge(workload.apiVersion) && change.type === 'images') {
     return { verb: 'patch', ref: target, patchType: 'json', patch: imageOps(workload, change.images), reason };
   }

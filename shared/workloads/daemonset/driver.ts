@@ -14,6 +14,8 @@ import { originalStrategy, podRevision, revisionHash, strategyType } from './dae
 import { ADVANCED_DAEMONSET, NATIVE_DAEMONSET, type DaemonSetFlavor } from './flavor.ts';
 import { daemonSetView } from './view.ts';
 import { daemonSetWrites } from './writes.ts';
+import { podViews } from '../common/podViews.ts';
+import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 
 function observeWith(flavor: DaemonSetFlavor) {
   return async (cluster: ClusterClient, namespace: string, ref: WorkloadRef, now: Date): Promise<Observation> => {
@@ -33,9 +35,16 @@ function observeWith(flavor: DaemonSetFlavor) {
 function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetFlavor & { kind: K }): WorkloadDriver<K> {
   const { apiVersion, apiGroup } = flavor;
   const native = flavor.holdsBy === 'OnDelete';
+  const revisionMembers = (obs: Observation): RevisionMembers[] => {
+    const ds = obs.workload;
+    if (!ds) return [];
+    return revisionMembersOf(daemonSetView(obs, flavor), ownedRevisions(ds, obs.children), revisionHash, controlledPods(ds, obs.pods), podRevision);
+  };
   return {
     kind: flavor.kind,
+    type: flavor.type,
     workload: { apiVersion, kind: 'DaemonSet', resource: 'daemonsets' },
+    reads: [{ apiVersion: 'apps/v1', kind: 'ControllerRevision', resource: 'controllerrevisions' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
     // The DaemonSet alone: its controller rewrites its status (numberReady, updatedNumberScheduled,
     // numberAvailable, desiredNumberScheduled when a node joins) as its pods are deleted, recreated and turn ready.
     watches: [{ apiVersion, kind: 'DaemonSet', resource: 'daemonsets', workloadOf: itself }],
@@ -69,6 +78,8 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
         restore: 'the user\'s partition (recorded in rollouts.serverless-rollouts.io/original-partition); paused, maxUnavailable, maxSurge and rollingUpdateType are never changed',
       },
     podTemplate: templateOf,
+    templateChange: templateChangeWrite,
+    acceptsTemplatePatch: takesStrategicMerge(apiVersion),
     observe: observeWith(flavor),
     view: (obs) => daemonSetView(obs, flavor),
     writes: (obs, actions, view) => daemonSetWrites(obs, actions, view, flavor),
@@ -80,11 +91,8 @@ function daemonSetDriverOf<K extends DaemonSetFlavor['kind']>(flavor: DaemonSetF
       return [`spec.updateStrategy: ${original.state === 'ok' ? JSON.stringify(original.strategy) : 'the Kubernetes default (the annotation is damaged)'}`];
     },
     revisionHolder: 'ControllerRevision',
-    revisionMembers: (obs): RevisionMembers[] => {
-      const ds = obs.workload;
-      if (!ds) return [];
-      return revisionMembersOf(daemonSetView(obs, flavor), ownedRevisions(ds, obs.children), revisionHash, controlledPods(ds, obs.pods), podRevision);
-    },
+    revisionMembers,
+    podViews: (obs) => podViews(revisionMembers(obs)),
   };
 }
 

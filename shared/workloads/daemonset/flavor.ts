@@ -6,13 +6,17 @@
 // a paused set blocks the batch and the rollout says so). Either, when the user's own strategy is
 // OnDelete, is moved by deleting pods (or, with onDeletePolicy Manual, by the user).
 import type { KubeObject } from '../../kube/types.ts';
+import type { WorkloadType } from '../../rollout/workloadType.ts';
 import { status } from '../common/objects.ts';
 import { revisionNumberOf } from '../common/revisions.ts';
 import { isPaused, revisionHash } from './daemonSetObjects.ts';
+import { ADVANCED_DAEMONSET_TYPE, DAEMONSET_TYPE } from './type.ts';
 
 export interface DaemonSetFlavor {
   readonly kind: 'DaemonSet' | 'AdvancedDaemonSet';
   readonly apiVersion: string;
+  /** What the rollout core may know of it (./type.ts). */
+  readonly type: WorkloadType;
   readonly apiGroup: string;
   readonly title: string;
   /** How a RollingUpdate DaemonSet is held. */
@@ -24,7 +28,8 @@ export interface DaemonSetFlavor {
 
 export const NATIVE_DAEMONSET: DaemonSetFlavor & { kind: 'DaemonSet' } = {
   kind: 'DaemonSet',
-  apiVersion: 'apps/v1',
+  apiVersion: DAEMONSET_TYPE.apiVersion,
+  type: DAEMONSET_TYPE,
   apiGroup: 'apps',
   title: 'DaemonSet',
   holdsBy: 'OnDelete',
@@ -38,7 +43,8 @@ export const NATIVE_DAEMONSET: DaemonSetFlavor & { kind: 'DaemonSet' } = {
 
 export const ADVANCED_DAEMONSET: DaemonSetFlavor & { kind: 'AdvancedDaemonSet' } = {
   kind: 'AdvancedDaemonSet',
-  apiVersion: 'apps.kruise.io/v1alpha1',
+  apiVersion: ADVANCED_DAEMONSET_TYPE.apiVersion,
+  type: ADVANCED_DAEMONSET_TYPE,
   apiGroup: 'apps.kruise.io',
   title: 'Advanced DaemonSet',
   holdsBy: 'partition',

@@ -64,7 +64,7 @@ function onDeleteWrites(
         break;
       case 'set-template':
         if (ours) intent.strategy = 'hold';
-        intent.templateWrites = [templateChangeWrite(ds, action.change)];
+        intent.templateWrites = [templateChangeWrite(ds, action.change, stored)];
         intent.deletions = [];
         break;
       case 'restore-template': {

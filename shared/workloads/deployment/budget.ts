@@ -1,8 +1,8 @@
 // The MinReadySeconds strategy's pacing: the live maxSurge/maxUnavailable for one pass, and how far
 // we scale old ReplicaSets down ourselves. Pure; property-tested (test/unit/workloads/).
 //
-// What the native RollingUpdate controller does with them (pkg/controller/deployment/rolling.go,
-// k8s-semantics §4 and §6): new pods of a release never become Available to it (the new
+// What the native RollingUpdate controller does with them (Kubernetes' pkg/controller/deployment/rolling.go,
+// and podutil.IsPodAvailable): new pods of a release never become Available to it (the new
 // ReplicaSet's minReadySeconds is inflated), so
 //  - it creates new pods while Σ old + new < N + maxSurge (NewRSNewReplicas), and
 //  - it scales old ReplicaSets down only while Σ old-available > N − maxUnavailable

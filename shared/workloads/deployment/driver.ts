@@ -15,6 +15,9 @@ import { POD_TEMPLATE_HASH, revisionId } from './revision.ts';
 import { deploymentView, ownedReplicaSets, strategyInFlight } from './view.ts';
 import { deploymentWrites } from './writes.ts';
 import { deploymentWatches } from './watches.ts';
+import { DEPLOYMENT_TYPE } from './type.ts';
+import { podViews } from '../common/podViews.ts';
+import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 
 /**
  * One GET and one LIST of ReplicaSets: their status carries every count the planner needs, so a
@@ -104,7 +107,9 @@ function created(o: KubeObject): number {
 
 export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   kind: 'Deployment',
+  type: DEPLOYMENT_TYPE,
   workload: { apiVersion: 'apps/v1', kind: 'Deployment', resource: 'deployments' },
+  reads: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', resource: 'replicasets' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
   watches: deploymentWatches,
   rbac: {
     reconcile: [
@@ -137,6 +142,9 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   revisionLabel: POD_TEMPLATE_HASH,
   observe,
   podTemplate: templateOf,
+  templateChange: templateChangeWrite,
+  acceptsTemplatePatch: takesStrategicMerge(DEPLOYMENT_TYPE.apiVersion),
+  podViews: (obs) => podViews(revisionMembers(obs)),
   view: deploymentView,
   writes: deploymentWrites,
   applyCheck: () => applyProblems,

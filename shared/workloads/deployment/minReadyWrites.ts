@@ -1,5 +1,5 @@
 // The MinReadySeconds strategy (seed 001; Kruise's proposal
-// docs/proposals/20260315-deployment-minready-seconds-progressive-delivery.md): planned actions →
+// openkruise/rollouts:docs/proposals/20260315-deployment-minready-seconds-progressive-delivery.md): planned actions →
 // writes. The Deployment never leaves RollingUpdate; the native controller replaces the pods. A
 // release starts with ONE resourceVersion-guarded patch that snapshots the user's fields into the
 // rollouts.kruise.io/original-* annotations, inflates minReadySeconds and progressDeadlineSeconds
@@ -41,6 +41,8 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
   const owned = ownedReplicaSets(obs);
   const patch: Patch = { spec: {}, annotations: {}, reasons: [] };
   let drains: KubeWrite[] = [];
+  /** The pause that follows this pass's drains when they complete the batch (see below). */
+  let pauseAfterDrains: KubeWrite | null = null;
   const templateWrites: KubeWrite[] = [];
   let handBack = false;
   let restored: { revision: string; template: unknown } | null = null;
@@ -64,7 +66,10 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
           patch.spec.paused = true;
           patch.reasons.push('hold (pause) while the pod template changes');
         }
-        templateWrites.push(templateChangeWrite(d, action.change));
+        templateWrites.push(templateChangeWrite(d, action.change, (revision) => {
+          const rs = newestOf(owned, revision);
+          return rs ? withoutHashLabel(templateOf(rs)) : null;
+        }));
         break;
       case 'restore-template': {
         // Abort, rollback, undo: the template goes back and the native controller rolls it with the
@@ -87,7 +92,16 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
           // Deployments and ReplicaSets on separate watches, so a drain sent with (or before the
           // controller has observed) a lowered maxSurge can meet the old, larger one, and the
           // controller fills the drained room with new pods beyond the batch. The next pass drains.
-          drains = paced.spec.strategy === undefined && !paced.budget.hold && view.observed ? drainWrites(view, owned, action.target, action.distribution, paced.budget) : [];
+          const drained = paced.spec.strategy === undefined && !paced.budget.hold && view.observed ? drainPlan(view, owned, action.target, action.distribution, paced.budget) : null;
+          drains = drained?.writes ?? [];
+          // Drained, the batch stands complete: the pause the next pass would send (pace's hold)
+          // goes in this one, after the drains, so a release waiting for approval is at rest as
+          // soon as its batch is: its later passes write nothing (issue 26; test/integration/pipeline.noop.test.ts).
+          // Pausing before the drains land would let the controller scale the ReplicaSets down
+          // proportionally itself (more pods than N + maxSurge), hence last and guarded like them.
+          if (drained !== null && drains.length > 0 && spec(d).paused !== true && holdsAfter(d, view, action.target, action.distribution[action.target] ?? 0, drained.after)) {
+            pauseAfterDrains = pauseWrite(d);
+          }
         }
         break;
     }
@@ -120,9 +134,10 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
   // Drains are sized for the N this pass read: without a Deployment patch to carry the guard, a
   // no-op one goes first (deploymentObjects.ts).
   if (writes.length === 0 && drains.length > 0 && !handBack) writes.push(deploymentGuard(d));
+  const pause = pauseAfterDrains !== null && !handBack && templateWrites.length === 0 ? [pauseAfterDrains] : [];
   // The Deployment first: a lowered maxSurge must land before old pods go, or the controller would
   // fill their room with more new pods than the batch (budget.ts). A requested template change last.
-  return [...writes, ...drains, ...templateWrites];
+  return [...writes, ...drains, ...pause, ...templateWrites];
 }
 
 /** One pass of a batch: take over (first pass) or keep the inflation, and set this pass's budget. */
@@ -175,14 +190,17 @@ function budgetInput(d: KubeObject, view: WorkloadView, target: string, wanted: 
   };
 }
 
+/** The old revisions' spec.replicas after this pass's drains, by revision. */
+type DrainedTo = Map<string, number>;
+
 /**
  * Old pods below what the controller may remove (N − maxUnavailable) are ours to scale down: the
  * not-Available ones first (free), then abandoned revisions before the stable one.
  */
-function drainWrites(view: WorkloadView, owned: KubeObject[], target: string, distribution: Distribution, budget: Budget): KubeWrite[] {
+function drainPlan(view: WorkloadView, owned: KubeObject[], target: string, distribution: Distribution, budget: Budget): { writes: KubeWrite[]; after: DrainedTo } {
   const others = view.revisions.filter((r) => r.id !== target && r.desired > 0);
   let excess = sum(others.map((r) => r.desired)) - budget.oldTarget;
-  if (excess <= 0 || budget.oldTarget >= view.replicas - budget.maxUnavailable) return [];
+  if (excess <= 0 || budget.oldTarget >= view.replicas - budget.maxUnavailable) return { writes: [], after: new Map() };
   const stable = Object.keys(distribution).find((id) => id !== target) ?? null;
   const next = new Map(others.map((r) => [r.id, r.desired]));
   for (const r of others) {
@@ -196,13 +214,36 @@ function drainWrites(view: WorkloadView, owned: KubeObject[], target: string, di
     excess -= paid;
   }
   const writes: KubeWrite[] = [];
+  const after: DrainedTo = new Map();
   for (const r of others) {
     const replicas = next.get(r.id) ?? r.desired;
     if (replicas === r.desired) continue;
     const rs = newestOf(owned, r.id);
-    if (rs) writes.push(scaleDown(rs, replicas));
+    if (!rs) continue;
+    writes.push(scaleDown(rs, replicas));
+    after.set(r.id, replicas);
   }
-  return writes;
+  return { writes, after };
+}
+
+/** Whether the budget of the pass after these drains holds (the batch complete, no old pod to drain): pace() would pause then. */
+function holdsAfter(d: KubeObject, view: WorkloadView, target: string, wanted: number, drained: DrainedTo): boolean {
+  const revisions = view.revisions.map((r) => {
+    const desired = drained.get(r.id);
+    // The ReplicaSet controller removes not-Available pods first (budget.ts): what stays Available is capped by what stays.
+    return desired === undefined ? r : { ...r, desired, available: Math.min(r.available, desired) };
+  });
+  return chooseBudget(budgetInput(d, { ...view, revisions }, target, wanted)).hold;
+}
+
+/** Pause, behind the same check of the Deployment's generation as the drains before it (deploymentObjects.ts). */
+function pauseWrite(d: KubeObject): KubeWrite {
+  const generation = d.metadata.generation ?? 0;
+  return {
+    verb: 'patch', ref: objectRef(d), patchType: 'json', precondition: true,
+    patch: [{ op: 'test', path: '/metadata/generation', value: generation }, { op: 'add', path: '/spec/paused', value: true }],
+    reason: 'pause: drained, the batch is complete, nothing moves until the next one',
+  };
 }
 
 function scaleDown(rs: KubeObject, replicas: number): KubeWrite {

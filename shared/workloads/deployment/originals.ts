@@ -1,5 +1,5 @@
 // The MinReadySeconds strategy's contract on the Deployment itself (Kruise's proposal
-// docs/proposals/20260315-deployment-minready-seconds-progressive-delivery.md, seed 001): while a
+// openkruise/rollouts:docs/proposals/20260315-deployment-minready-seconds-progressive-delivery.md, seed 001): while a
 // release runs, the four fields it takes over are kept in `rollouts.kruise.io/original-*`
 // annotations, written and removed in the same patch as the fields. They are the ground truth: they
 // say a release is in flight even when our STATE is lost, and they are what every hand-back restores.

@@ -44,7 +44,10 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
         handingBack = true;
         break;
       case 'set-template':
-        templateWrites.push(templateChangeWrite(d, action.change));
+        templateWrites.push(templateChangeWrite(d, action.change, (revision) => {
+          const rs = rsById.get(revision);
+          return rs ? withoutHashLabel(templateOf(rs)) : null;
+        }));
         break;
       case 'restore-template': {
         const rs = rsById.get(action.revision);
@@ -95,7 +98,7 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
   }
 
   // Two or more active ReplicaSets under a paused RollingUpdate Deployment make the native controller
-  // rescale them proportionally (k8s-semantics §4); Recreate makes it leave them alone. So while pods
+  // rescale them proportionally (Kubernetes' pkg/controller/deployment/sync.go, scale); Recreate makes it leave them alone. So while pods
   // of several revisions run, the Deployment is on Recreate and the user's strategy is kept in an
   // annotation; it comes back as soon as one revision is left (and always before the hold is released).
   const active = [...activeNow.values()].filter((n) => n > 0).length;
@@ -198,7 +201,7 @@ function dropAnnotation(rs: KubeObject): KubeWrite {
   };
 }
 
-/** What the native controller would create for this template (k8s-semantics §3), so it adopts it as its own. */
+/** What the native controller would create for this template (Kubernetes' pkg/controller/deployment/sync.go, getNewReplicaSet), so it adopts it as its own. */
 function createReplicaSet(d: KubeObject, owned: KubeObject[], hash: string, replicas: number): KubeWrite {
   const template = templateOf(d);
   const meta = isRecord(template.metadata) ? template.metadata : {};

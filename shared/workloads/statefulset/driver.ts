@@ -11,6 +11,8 @@ import { manualNeedsOnDelete } from '../common/onDeletePolicy.ts';
 import { revisionMembersOf } from '../common/revisions.ts';
 import { ADVANCED_STATEFULSET, NATIVE_STATEFULSET, type StatefulSetFlavor } from './flavor.ts';
 import { ownedPods, ownedRevisions, podRevision, updateStrategyType } from './statefulSetObjects.ts';
+import { podViews } from '../common/podViews.ts';
+import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 import { statefulSetView } from './view.ts';
 import { statefulSetWrites } from './writes.ts';
 
@@ -51,7 +53,9 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
   const { apiVersion, apiGroup } = flavor;
   return {
     kind: flavor.kind,
+    type: flavor.type,
     workload: { apiVersion, kind: 'StatefulSet', resource: 'statefulsets' },
+    reads: [{ apiVersion: 'apps/v1', kind: 'ControllerRevision', resource: 'controllerrevisions' }, { apiVersion: 'v1', kind: 'Pod', resource: 'pods' }],
     watches: [{ apiVersion, kind: 'StatefulSet', resource: 'statefulsets', workloadOf: itself }],
     rbac: {
       reconcile: [
@@ -81,11 +85,14 @@ function statefulSetDriverOf<K extends StatefulSetFlavor['kind']>(flavor: Statef
     },
     observe: observeWith(flavor),
     podTemplate: templateOf,
+    templateChange: templateChangeWrite,
+    acceptsTemplatePatch: takesStrategicMerge(flavor.apiVersion),
     view: (obs) => statefulSetView(obs, flavor),
     writes: (obs, actions, view) => statefulSetWrites(obs, actions, view, flavor),
     applyCheck: (rollout) => manualNeedsOnDelete(rollout, updateStrategyType, flavor.title),
     revisionHolder: 'ControllerRevision',
     revisionMembers: revisionMembersWith(flavor),
+    podViews: (obs) => podViews(revisionMembersWith(flavor)(obs)),
   };
 }
 

@@ -5,12 +5,16 @@
 // InPlaceOnly; we never change it), rollingUpdate.paused (honoured: never written, a paused set
 // blocks the batch and the rollout says so) and keeps minReadySeconds under rollingUpdate.
 import type { KubeObject } from '../../kube/types.ts';
+import type { WorkloadType } from '../../rollout/workloadType.ts';
 import { num, spec } from '../common/objects.ts';
 import { rollingUpdateOf } from '../common/partition.ts';
+import { ADVANCED_STATEFULSET_TYPE, STATEFULSET_TYPE } from './type.ts';
 
 export interface StatefulSetFlavor {
   readonly kind: 'StatefulSet' | 'AdvancedStatefulSet';
   readonly apiVersion: string;
+  /** What the rollout core may know of it (./type.ts). */
+  readonly type: WorkloadType;
   readonly apiGroup: string;
   /** For messages: "StatefulSet", "Advanced StatefulSet". */
   readonly title: string;
@@ -21,7 +25,8 @@ export interface StatefulSetFlavor {
 
 export const NATIVE_STATEFULSET: StatefulSetFlavor & { kind: 'StatefulSet' } = {
   kind: 'StatefulSet',
-  apiVersion: 'apps/v1',
+  apiVersion: STATEFULSET_TYPE.apiVersion,
+  type: STATEFULSET_TYPE,
   apiGroup: 'apps',
   title: 'StatefulSet',
   minReadySeconds: (set) => num(spec(set).minReadySeconds),
@@ -30,7 +35,8 @@ export const NATIVE_STATEFULSET: StatefulSetFlavor & { kind: 'StatefulSet' } = {
 
 export const ADVANCED_STATEFULSET: StatefulSetFlavor & { kind: 'AdvancedStatefulSet' } = {
   kind: 'AdvancedStatefulSet',
-  apiVersion: 'apps.kruise.io/v1beta1',
+  apiVersion: ADVANCED_STATEFULSET_TYPE.apiVersion,
+  type: ADVANCED_STATEFULSET_TYPE,
   apiGroup: 'apps.kruise.io',
   title: 'Advanced StatefulSet',
   minReadySeconds: (set) => num(rollingUpdateOf(set).minReadySeconds),

@@ -60,7 +60,7 @@ function onDeleteWrites(
   let deletions: KubeWrite[] = [];
   for (const action of actions) {
     if (action.type === 'set-template') {
-      templateWrites = [templateChangeWrite(set, action.change)];
+      templateWrites = [templateChangeWrite(set, action.change, stored)];
       deletions = [];
     } else if (action.type === 'restore-template') {
       const t = stored(action.revision);

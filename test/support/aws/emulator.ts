@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventBridgeClient, CreateEventBusCommand, DeleteEventBusCommand, DeleteRuleCommand, PutRuleCommand, PutTargetsCommand, RemoveTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { watchEventSource } from '../../../shared/adapters/eventbridge/watchEventSink.ts';
 import type { Config } from '../../../shared/app/config.ts';
 import { startLocalStack, type LocalStack } from './localstack.ts';
 import { TEST_CREDENTIALS, TEST_REGION } from './testAccount.ts';
@@ -90,7 +89,6 @@ export async function startAwsEmulator(opts: AwsEmulatorOptions = {}): Promise<A
       await eventBridge.send(new PutTargetsCommand({ Rule: ruleName, EventBusName: eventBusName, Targets: [{ Id: 'queue', Arn: target.arn }] }));
       created.push(() => eventBridge.send(new RemoveTargetsCommand({ Rule: ruleName, EventBusName: eventBusName, Ids: ['queue'] })));
     };
-    await route(`${prefix}-watch`, watchEventSource(eventSource), trigger);
     await route(`${prefix}-published`, eventSource, published);
 
     return {

@@ -1,7 +1,7 @@
 // A real Lambda execution environment for one function directory (e.g. an esbuild artifact with
 // index.mjs): the AWS Lambda Runtime Interface Emulator (Go module, built by scripts/build-testbed.sh)
 // running Node 22 with the Node runtime interface client (npm aws-lambda-ric, its native client built
-// by the same script). One function per RIE process, as in Lambda; see ../shared/reference/localstack.md.
+// by the same script). One function per RIE process, as in Lambda.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';

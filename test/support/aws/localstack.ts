@@ -3,7 +3,7 @@
 // process tree and stopped by PID. Two plugins of ours (scripts/localstack/plugins): DynamoDB served
 // by moto, since LocalStack's own needs Java and DynamoDB Local; and Lambda functions run by the
 // upstream Lambda RIE with Node 22 and aws-lambda-ric (the test bed's, as lambdaRuntime.ts runs
-// them), since LocalStack's only executor is Docker. Facts and settings: ../shared/reference/localstack.md.
+// them), since LocalStack's only executor is Docker.
 import path from 'node:path';
 import { locateTestbedComponent } from '../../../shared/adapters/local/controlplane/assets.ts';
 import { freePorts } from '../../../shared/adapters/local/controlplane/ports.ts';

@@ -7,6 +7,7 @@
 // are moved by calling `reconcile` directly, as the engine tests do. A case's "nothing changed" is
 // three snapshots compared: every item of the table, the queue's runs, and what the product's user
 // wrote to the cluster (audit log, dry-runs excepted) plus each workload's generation and metadata.
+import { queueKeyString } from '../../../shared/fleet/key.ts';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { AppsV1Api, CoreV1Api, type V1DeploymentStrategy } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,7 +64,7 @@ export class Battery {
     const queue = new LocalKeyedQueue(async () => []);
     const counted: ReconcileQueue = {
       enqueue: (key, opts) => {
-        runs.push(`${key.cluster}/${key.namespace}/${key.name}`);
+        runs.push(queueKeyString(key));
         return queue.enqueue(key, opts);
       },
     };

@@ -3,7 +3,7 @@
 // EndpointSlices through its own kubeconfig and proxying real requests to the pods' IPs
 // (podResponders.ts). It listens on 127.0.0.1 only, and its user holds only what its Gateway API
 // provider reads and writes (rules below): Traefik's own RBAC example
-// (docs/content/reference/dynamic-configuration/kubernetes-gateway-rbac.yml of traefik v3.7.13)
+// (traefik/traefik:docs/content/reference/dynamic-configuration/kubernetes-gateway-rbac.yml, v3.7.13)
 // narrowed to the informers and status updates of pkg/provider/kubernetes/gateway/client.go, and to
 // the one namespace it watches.
 import fs from 'node:fs';

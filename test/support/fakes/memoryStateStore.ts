@@ -10,7 +10,12 @@ import { isDuplicateCommand } from '../../../shared/rollout/state.ts';
 import { sortHistory, validateCommandId, validateLimit, validateClusterRegistration, validateListFilter, validateSpecKey, validateVersion } from '../../../shared/adapters/dynamodb/rules.ts';
 import { NO_METER } from '../../../shared/meter.ts';
 import type { Meter } from '../../../shared/meter.ts';
-import type { Clock, ClusterRegistration, HistoryEntry, LoadedRollout, Outbox, StateStore, StoredSpec, StoredState } from '../../../shared/ports.ts';
+import type {
+  Clock, ClusterRegistration, FleetOutbox, HistoryEntry, LoadedFleet, LoadedRollout, Outbox, QueueKey, StateStore, StoredFleetSpec, StoredFleetState, StoredSpec, StoredState,
+} from '../../../shared/ports.ts';
+import { fleetDueAtFor, fleetPk } from '../../../shared/adapters/dynamodb/keys.ts';
+import { initialFleetState, isDuplicateFleetCommand } from '../../../shared/fleet/state.ts';
+import type { FleetCommand, FleetSpec, FleetState } from '../../../shared/fleet/types.ts';
 import { initialState } from '../../../shared/rollout/state.ts';
 import type { Command, ReleaseState, RolloutKey, RolloutSpec } from '../../../shared/rollout/types.ts';
 
@@ -21,8 +26,16 @@ interface Partition {
   history: Map<string, HistoryEntry>;
 }
 
+interface FleetPartition {
+  name: string;
+  spec?: StoredFleetSpec;
+  state?: StoredFleetState & { dueAt: string | null };
+  history: Map<string, HistoryEntry>;
+}
+
 export class MemoryStateStore implements StateStore {
   private readonly partitions = new Map<string, Partition>();
+  private readonly fleets = new Map<string, FleetPartition>();
   /** The INDEX partition: listed rollouts by `<cluster>#<ns>#<name>`. */
   private readonly index = new Map<string, RolloutKey>();
   private readonly clusters = new Map<string, ClusterRegistration>();
@@ -138,23 +151,110 @@ export class MemoryStateStore implements StateStore {
     return 'recorded';
   }
 
-  async queryDue(now: Date, limit?: number): Promise<RolloutKey[]> {
+  async queryDue(now: Date, limit?: number): Promise<QueueKey[]> {
     validateLimit(limit);
     this.meter.add('ddb.read', 8);
     const nowIso = now.toISOString();
+    const fleets = [...this.fleets.values()].flatMap((f) => (f.state?.dueAt != null && f.state.dueAt <= nowIso ? [{ key: { fleet: f.name } as QueueKey, dueAt: f.state.dueAt }] : []));
     return [...this.partitions.values()]
-      .flatMap((p) => (p.state?.dueAt != null && p.state.dueAt <= nowIso ? [{ key: p.key, dueAt: p.state.dueAt }] : []))
+      .flatMap((p) => (p.state?.dueAt != null && p.state.dueAt <= nowIso ? [{ key: p.key as QueueKey, dueAt: p.state.dueAt }] : []))
+      .concat(fleets)
       .sort((a, b) => (a.dueAt < b.dueAt ? -1 : a.dueAt > b.dueAt ? 1 : 0))
       .slice(0, limit)
       .map(({ key }) => ({ ...key }));
   }
 
-  async queryResync(from: Date, to: Date, periodMs: number): Promise<RolloutKey[]> {
+  async queryResync(from: Date, to: Date, periodMs: number): Promise<QueueKey[]> {
     const ranges = resyncPhaseRanges(from, to, periodMs);
     this.meter.add('ddb.read', ranges.length);
+    const inWindow = (pk: string) => ranges.some(({ lo, hi }) => lo <= resyncPhase(pk) && resyncPhase(pk) <= hi);
+    const fleets: QueueKey[] = [...this.fleets.values()].filter((f) => f.spec !== undefined && inWindow(fleetPk(f.name))).map((f) => ({ fleet: f.name }));
     return [...this.partitions.entries()]
-      .filter(([pk, p]) => p.spec !== undefined && ranges.some(({ lo, hi }) => lo <= resyncPhase(pk) && resyncPhase(pk) <= hi))
-      .map(([, p]) => ({ ...p.key }));
+      .filter(([pk, p]) => p.spec !== undefined && inWindow(pk))
+      .map(([, p]): QueueKey => ({ ...p.key }))
+      .concat(fleets);
+  }
+
+  async loadFleet(name: string): Promise<LoadedFleet> {
+    validateKeyPart(name, 'name');
+    this.meter.add('ddb.read');
+    const f = this.fleets.get(name);
+    const state = f?.state ? { state: f.state.state, version: f.state.version, outbox: f.state.outbox } : emptyFleetState();
+    return copy({ spec: f?.spec ?? null, state });
+  }
+
+  async saveFleetState(name: string, next: { state: FleetState; outbox: FleetOutbox }, expectedVersion: number): Promise<number> {
+    validateKeyPart(name, 'name');
+    validateVersion(expectedVersion, 'expectedVersion');
+    return this.putFleetState(name, next, expectedVersion);
+  }
+
+  async putFleetSpec(name: string, spec: FleetSpec, document: unknown, expectedSpecVersion: number): Promise<number> {
+    validateKeyPart(name, 'name');
+    validateVersion(expectedSpecVersion, 'expectedSpecVersion');
+    this.meter.add('ddb.write', 2);
+    const f = this.fleet(name);
+    if ((f.spec?.specVersion ?? 0) !== expectedSpecVersion) throw new ConflictError(`SPEC of fleet ${name} is not at specVersion ${expectedSpecVersion}`);
+    const specVersion = expectedSpecVersion + 1;
+    f.spec = copy({ spec, specVersion, document: document ?? null });
+    return specVersion;
+  }
+
+  async deleteFleet(name: string): Promise<void> {
+    validateKeyPart(name, 'name');
+    this.meter.add('ddb.read');
+    this.meter.add('ddb.write', 3);
+    this.fleets.delete(name);
+  }
+
+  async listFleets(): Promise<string[]> {
+    this.meter.add('ddb.read');
+    return [...this.fleets.values()].filter((f) => f.spec !== undefined).map((f) => f.name).sort();
+  }
+
+  async recordFleetCommand(name: string, command: FleetCommand): Promise<'recorded' | 'duplicate'> {
+    validateKeyPart(name, 'name');
+    validateCommandId(command.id);
+    this.meter.add('ddb.read');
+    const current = this.fleets.get(name)?.state ?? emptyFleetState();
+    if (isDuplicateFleetCommand(current.state, command.id)) return 'duplicate';
+    const state: FleetState = { ...current.state, commands: [...current.state.commands, command] };
+    this.putFleetState(name, { state, outbox: current.outbox }, current.version, this.clock.now().toISOString());
+    return 'recorded';
+  }
+
+  async putFleetHistory(name: string, entries: HistoryEntry[]): Promise<void> {
+    validateKeyPart(name, 'name');
+    const keyed = entries.map((e) => [historySk(e.releaseId, e.seq), copy(e)] as const);
+    if (keyed.length > 0) this.meter.add('ddb.write', Math.ceil(new Set(keyed.map(([sk]) => sk)).size / 25));
+    const f = this.fleet(name);
+    for (const [sk, entry] of keyed) f.history.set(sk, entry);
+  }
+
+  async listFleetHistory(name: string): Promise<HistoryEntry[]> {
+    validateKeyPart(name, 'name');
+    this.meter.add('ddb.read');
+    const f = this.fleets.get(name);
+    const inKeyOrder = [...(f?.history.entries() ?? [])].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
+    return copy(sortHistory(inKeyOrder));
+  }
+
+  private putFleetState(name: string, next: { state: FleetState; outbox: FleetOutbox }, expectedVersion: number, dueAt?: string): number {
+    this.meter.add('ddb.write');
+    const f = this.fleet(name);
+    if ((f.state?.version ?? 0) !== expectedVersion) throw new StaleStateError(`STATE of fleet ${name} is no longer at version ${expectedVersion}`);
+    const version = expectedVersion + 1;
+    f.state = { ...copy({ state: next.state, outbox: next.outbox }), version, dueAt: dueAt ?? fleetDueAtFor(next.state, this.clock.now()) };
+    return version;
+  }
+
+  private fleet(name: string): FleetPartition {
+    let f = this.fleets.get(name);
+    if (!f) {
+      f = { name, history: new Map() };
+      this.fleets.set(name, f);
+    }
+    return f;
   }
 
   async putCluster(reg: ClusterRegistration): Promise<void> {
@@ -196,6 +296,10 @@ export class MemoryStateStore implements StateStore {
     }
     return p;
   }
+}
+
+function emptyFleetState(): StoredFleetState {
+  return { state: initialFleetState(), version: 0, outbox: { history: [], events: [], memberCommands: [] } };
 }
 
 function emptyState(): StoredState {

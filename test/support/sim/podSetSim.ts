@@ -20,9 +20,13 @@ export class PodSetSim {
   readonly neverReady = new Set<string>();
   held = true;
 
-  constructor(readonly replicas: number, now: Date) {
+  /**
+   * How the apiserver writes a pod's times (`since`): milliseconds by default; a real
+   * creationTimestamp has whole seconds (`wholeSeconds`).
+   */
+  constructor(readonly replicas: number, now: Date, readonly stamp: (at: Date) => string = (at) => at.toISOString()) {
     this.partition = replicas;
-    this.pods = Array.from({ length: replicas }, (_, i) => ({ name: `web-${i}`, ordinal: i, revision: 'v1', ready: true, since: now.toISOString(), gone: false }));
+    this.pods = Array.from({ length: replicas }, (_, i) => ({ name: `web-${i}`, ordinal: i, revision: 'v1', ready: true, since: stamp(now), gone: false }));
   }
 
   view(): WorkloadView {
@@ -65,7 +69,7 @@ export class PodSetSim {
   settle(now: Date): void {
     const back = this.pods.find((p) => p.gone);
     if (back) {
-      Object.assign(back, { gone: false, revision: this.template, ready: !this.neverReady.has(this.template), since: now.toISOString() });
+      Object.assign(back, { gone: false, revision: this.template, ready: !this.neverReady.has(this.template), since: this.stamp(now) });
       return;
     }
     if (this.pods.some((p) => !p.ready)) return; // maxUnavailable 1
@@ -83,8 +87,12 @@ export class HookLoop {
   readonly events: RolloutEvent[] = [];
   lastPlan: PlanResult | null = null;
 
-  constructor(public spec: RolloutSpec, replicas: number, public answer: (call: Invocation, now: Date) => InvocationResult | null) {
-    this.sim = new PodSetSim(replicas, this.now);
+  constructor(
+    public spec: RolloutSpec, replicas: number, public answer: (call: Invocation, now: Date) => InvocationResult | null,
+    opts: { start?: Date; stamp?: (at: Date) => string } = {},
+  ) {
+    if (opts.start) this.now = opts.start;
+    this.sim = new PodSetSim(replicas, this.now, opts.stamp);
   }
 
   /** One pass. `crashAfterCalls`: the calls are made, and the process dies before their outcome is recorded. */
@@ -123,6 +131,11 @@ export class HookLoop {
   hookCalls(phase?: string): string[] {
     return this.calls.filter((c) => c.type === 'run-hook' && (phase === undefined || c.phase === phase)).map((c) => (c.type === 'run-hook' ? `${c.phase} ${c.pod} #${c.attempt}` : ''));
   }
+}
+
+/** A Kubernetes creationTimestamp: RFC 3339 with whole seconds (the fraction is dropped). */
+export function wholeSeconds(at: Date): string {
+  return `${at.toISOString().slice(0, 19)}Z`;
 }
 
 /** Answers every hook call with success and every gate check with `pass`. */

@@ -50,6 +50,7 @@ export class WorkloadSim {
       if (a.type === 'hold') this.held = true;
       if (a.type === 'release-hold') this.held = false;
       if (a.type === 'set-template' && a.change.type === 'images') this.setImage(Object.values(a.change.images)[0]!);
+      if (a.type === 'set-template' && a.change.type === 'revision') this.template = a.change.revision;
       if (a.type === 'restore-template') this.template = a.revision;
       if (a.type === 'distribute') this.distribute(a.target, a.distribution);
     }

@@ -13,7 +13,7 @@ describe('reads', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, {
       rollouts: [{
-        rollout: KEY, workload: { kind: 'Deployment', name: 'web' }, phase: 'Progressing', message: 'step 1/3: awaiting approval', cause: null,
+        rollout: KEY, workload: { kind: 'Deployment', name: 'web' }, phase: 'Progressing', paused: false, message: 'step 1/3: awaiting approval', cause: null,
         step: { index: 0, total: 3, state: 'StepPaused' }, releaseId: 'r1',
       }],
     });
@@ -89,6 +89,33 @@ describe('clusters', () => {
       const res = await a.call('PUT', '/v1/clusters/prod', body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal((res.json.error as { issues: { path: string }[] }).issues[0]?.path, path, JSON.stringify(res.json));
+    }
+    assert.deepEqual(await a.store.listClusters(), []);
+  });
+
+  test('a registration carries the labels and time zone fleets pick clusters and read windows by', async () => {
+    const a = api();
+    const body = { endpoint: { server: 'https://k' }, labels: { ring: 'canary', 'topology.kubernetes.io/region': 'eu-west-1' }, timeZone: 'Europe/Paris' };
+    assert.equal((await a.call('PUT', '/v1/clusters/prod', body)).status, 201);
+    assert.deepEqual((await a.call('GET', '/v1/clusters/prod')).json, { cluster: { name: 'prod', ...body } });
+    assert.deepEqual((await a.call('GET', '/v1/clusters')).json, { clusters: [{ name: 'prod', ...body }] });
+  });
+
+  test('bad labels and an unknown time zone are refused with the field, and nothing is registered', async () => {
+    const a = api();
+    const endpoint = { server: 'https://k' };
+    const cases: [unknown, string, RegExp][] = [
+      [{ endpoint, labels: { 'ring/x/y': 'canary' } }, 'labels["ring/x/y"]', /at most one "\/"/],
+      [{ endpoint, labels: { ring: 'not valid!' } }, 'labels.ring', /invalid label value/],
+      [{ endpoint, labels: ['ring'] }, 'labels', /must be a mapping/],
+      [{ endpoint, timeZone: 'Mars/Olympus' }, 'timeZone', /unknown IANA time zone/],
+    ];
+    for (const [body, path, reason] of cases) {
+      const res = await a.call('PUT', '/v1/clusters/prod', body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      const issue = (res.json.error as { issues: { path: string; reason: string }[] }).issues[0];
+      assert.equal(issue?.path, path, JSON.stringify(res.json));
+      assert.match(issue?.reason ?? '', reason);
     }
     assert.deepEqual(await a.store.listClusters(), []);
   });

@@ -90,12 +90,12 @@ describe('GET .../workload (the live workload behind a rollout)', () => {
       holderKind: 'ReplicaSet',
       revisions: [
         {
-          number: 2, id: revisionId(template('web:v2')), images: { app: 'web:v2' }, replicaSet: 'web-new',
+          number: 2, id: revisionId(template('web:v2')), images: { app: 'web:v2' }, holder: 'web-new',
           desired: 1, current: 1, ready: 0, available: 0, ageSeconds: 180,
           pods: [{ name: 'web-new-a', ready: false, readyContainers: 0, containers: 1, phase: 'Pending', reason: 'ContainerCreating', ageSeconds: 120, restarts: 0 }],
         },
         {
-          number: 1, id: revisionId(template('web:v1')), images: { app: 'web:v1' }, replicaSet: 'web-old',
+          number: 1, id: revisionId(template('web:v1')), images: { app: 'web:v1' }, holder: 'web-old',
           desired: 2, current: 2, ready: 2, available: 2, ageSeconds: 180,
           pods: [
             { name: 'web-old-a', ready: true, readyContainers: 1, containers: 1, phase: 'Running', reason: null, ageSeconds: 120, restarts: 0 },
@@ -130,10 +130,10 @@ describe('GET .../workload (the live workload behind a rollout)', () => {
     const res = await a.call('GET', `${PATH}/workload`);
 
     assert.equal(res.status, 200, res.body);
-    const body = res.json as { kind: string; replicas: number; revisions: { number: number; replicaSet: string; ready: number; pods: { name: string; ready: boolean }[] }[] };
+    const body = res.json as { kind: string; replicas: number; revisions: { number: number; holder: string; ready: number; pods: { name: string; ready: boolean }[] }[] };
     assert.equal(body.kind, 'StatefulSet');
     assert.equal(body.replicas, 3);
-    assert.deepEqual(body.revisions.map((r) => [r.number, r.replicaSet, r.ready, r.pods.map((p) => `${p.name}:${p.ready}`)]), [
+    assert.deepEqual(body.revisions.map((r) => [r.number, r.holder, r.ready, r.pods.map((p) => `${p.name}:${p.ready}`)]), [
       [2, V2, 0, ['web-2:false']],
       [1, V1, 2, ['web-0:true', 'web-1:true']],
     ]);

@@ -79,7 +79,7 @@ describe('rollouts get --watch (not a terminal)', () => {
     assert.equal(r.code, 0, r.err);
     const frames = r.out.split('\nName:').length;
     assert.ok(frames >= 2, `at least the first and the last frame, got ${frames}`);
-    assert.match(r.out, /^Status: +॥ Paused$/m);
+    assert.match(r.out, /^Status: +‖ Paused$/m);
     assert.match(r.out, /^Status: +✔ Completed\n(.|\n)*$/m);
     assert.ok(!r.out.includes('\x1b['), 'no ANSI codes when stdout is not a terminal');
   });

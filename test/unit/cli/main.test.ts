@@ -137,6 +137,25 @@ describe('rollouts (program)', () => {
     assert.equal((await cli([])).code, 2);
   });
 
+  test('an unknown command with --help is an error naming it, exit 2, not the top-level help', async () => {
+    for (const argv of [['fleet', '--help'], ['fleet', '-h'], ['fleet']]) {
+      const r = await cli(argv);
+      assert.equal(r.code, 2, argv.join(' '));
+      assert.equal(r.out, '');
+      assert.match(r.err, /^error: unknown command 'fleet'\n/);
+    }
+    assert.equal((await cli(['help', 'plan'])).code, 0);
+  });
+
+  test('a mistyped option is named as unknown, not reported as a missing required one', async () => {
+    const r = await cli(['release', 'web', '--imgae', 'app=nginx:1.28']);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^error: unknown option '--imgae'\n\(Did you mean --image\?\)/);
+    const missing = await cli(['validate']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /^error: required option '-f, --file <rollout\.yaml>' not specified\n/);
+  });
+
   test('--version prints the package version', async () => {
     const r = await cli(['--version']);
     assert.equal(r.code, 0);

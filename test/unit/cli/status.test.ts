@@ -58,7 +58,7 @@ describe('rollouts status', () => {
       code: 0,
       err: '',
       out: [
-        '◌ Progressing: step 1/3: awaiting approval',
+        '‖ Paused: step 1/3: awaiting approval',
         '◌ Progressing: step 2/2: moving pods',
         '✔ Completed: release r1 completed: stable at revision rev-b',
         '',

@@ -54,6 +54,12 @@ describe('rollouts release and the command verbs', () => {
     assert.deepEqual(await h.cli('approve', 'web', '--command-id', 'ci-42'), { code: 0, out: 'rollout/web: approve ci-42 was already recorded; nothing changed\n', err: '' });
   });
 
+  test('approve while the rollout is paused says that nothing moves until resume', async () => {
+    const h = harness();
+    await h.seed(awaitingApproval({ stableRevision: 'rev-a', userPaused: true }));
+    assert.deepEqual(await h.cli('approve', 'web'), { code: 0, out: 'rollout/web approved, but it is paused: nothing moves until `rollouts resume web`\n', err: '' });
+  });
+
   test('a command the rollout cannot take now is one line on stderr and exit code 1', async () => {
     const h = harness();
     await h.seed({ ...initialState(), phase: 'Healthy', message: 'stable', stableRevision: 'rev-a' });
@@ -63,7 +69,10 @@ describe('rollouts release and the command verbs', () => {
   test('undo sends the revision; a revision that is not a number >= 1 is a usage error (2)', async () => {
     const h = harness();
     await h.seed({ ...initialState(), phase: 'Completed', message: 'done', stableRevision: 'rev-b', lastRelease: release({ id: 'r1' }) });
-    assert.equal((await h.cli('undo', 'web', '--to-revision', '1')).out, 'rollout/web: undo requested (to revision 1)\n');
+    assert.equal((await h.cli('undo', 'web', '--to-revision', '1')).out,
+      'rollout/web: undo to revision 1 (this API cannot read the cluster: the reconciler resolves it and says how it moves in the history)\nrollout/web: undo requested\n');
+    assert.deepEqual((await h.api.store.load(LOCAL_KEY)).state.state.commands.map((c) => c.type === 'undo' && c.toRevision), [1]);
+    assert.deepEqual(h.requests.slice(-2), ['POST /v1/rollouts/local/default/web/undo', 'POST /v1/rollouts/local/default/web/undo'], 'a dry run first, then the undo');
     const bad = await h.cli('undo', 'web', '--to-revision', '0');
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--to-revision <n>' argument '0' is invalid/);
@@ -125,7 +134,7 @@ describe('rollouts get, list, history (read verbs)', () => {
     await h.seed(awaitingApproval());
     const r = await h.cli('get', 'web');
     assert.equal(r.code, 0, r.err);
-    assert.match(r.out, /^Status: +॥ Paused$/m);
+    assert.match(r.out, /^Status: +‖ Paused$/m);
     assert.match(r.out, /\(no revision tree: this API has no access to the clusters/);
   });
 
@@ -133,8 +142,8 @@ describe('rollouts get, list, history (read verbs)', () => {
     const h = harness();
     await h.seed(awaitingApproval());
     assert.equal((await h.cli('list')).out, [
-      'NAME  WORKLOAD        STATUS         STEP  MESSAGE',
-      'web   Deployment/web  ◌ Progressing  1/2   step 1/3: awaiting approval',
+      'NAME  WORKLOAD        STATUS    STEP  MESSAGE',
+      'web   Deployment/web  ‖ Paused  1/2   step 1/3: awaiting approval',
       '',
     ].join('\n'));
     assert.deepEqual(h.requests, ['GET /v1/rollouts?cluster=local&namespace=default']);
@@ -206,5 +215,30 @@ describe('rollouts delete', () => {
     const missing = await h.cli('delete', 'nope');
     assert.equal(missing.code, 1);
     assert.match(missing.err, /not found/);
+  });
+});
+
+describe('rollouts clusters list', () => {
+  test('shows each registered cluster with how it is reached, its labels and its time zone', async () => {
+    const h = harness();
+    await h.api.store.putCluster({ name: 'eu-1', endpoint: { server: 'https://eu-1.example:6443' }, labels: { ring: 'canary', env: 'prod' }, timeZone: 'Europe/Paris' });
+    await h.api.store.putCluster({ name: 'us-1', eks: { clusterName: 'us-eks', region: 'us-east-1' } });
+    const r = await h.cli('clusters', 'list');
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, [
+      'NAME  REACHED BY                 LABELS                TIME ZONE',
+      'eu-1  https://eu-1.example:6443  env=prod,ring=canary  Europe/Paris',
+      'us-1  eks us-eks (us-east-1)     -                     UTC (default)',
+      '',
+    ].join('\n'));
+    assert.deepEqual(h.requests, ['GET /v1/clusters']);
+  });
+
+  test('-o json prints the registrations, and an empty list says so', async () => {
+    const h = harness();
+    assert.deepEqual(await h.cli('clusters', 'list'), { code: 0, out: 'no clusters registered\n', err: '' });
+    await h.api.store.putCluster({ name: 'eu-1', endpoint: { server: 'https://k' }, labels: { ring: 'canary' } });
+    const r = await h.cli('clusters', 'list', '-o', 'json');
+    assert.deepEqual(JSON.parse(r.out), { clusters: [{ name: 'eu-1', endpoint: { server: 'https://k' }, labels: { ring: 'canary' } }] });
   });
 });

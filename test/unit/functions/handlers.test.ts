@@ -1,5 +1,6 @@
 // The Lambda handlers through middy and Powertools, on in-memory ports: typed events in, the
 // response shapes Lambda expects out, metrics emitted.
+import { queueKeyName } from '../../../shared/fleet/key.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LambdaFunctionURLEventWithIAMAuthorizer, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -45,7 +46,7 @@ describe('reconcile handler', () => {
     const handler = createReconcileHandler({
       reconcile: {} as ReconcileDeps, queue: new MemoryQueue(), clock: new ManualClock(), meter: new Meter(),
       run: async (key) => {
-        if (key.name === 'broken') throw new Error('boom');
+        if (queueKeyName(key) === 'broken') throw new Error('boom');
         return { outcome: 'progressed', phase: 'Progressing', requeueSeconds: null, wakeAt: null, previousWakeAt: null, writes: 1, counts: new Meter().snapshot() };
       },
     }, obs);

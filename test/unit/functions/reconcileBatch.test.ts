@@ -1,4 +1,5 @@
 // One SQS batch → one reconcile per key, partial failures per key, follow-up messages.
+import { queueKeyName } from '../../../shared/fleet/key.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WakeScheduler } from '../../../shared/ports.ts';
@@ -47,17 +48,35 @@ describe('reconcile batch', () => {
   test('several messages for one key make one reconcile, and none is reported failed', async () => {
     const calls: string[] = [];
     const out = await reconcileBatch([record('m1', web), record('m2', web, 'sweep'), record('m3', api)], deps(async (key, trigger) => {
-      calls.push(`${key.name}:${trigger}`);
+      calls.push(`${queueKeyName(key)}:${trigger}`);
       return result();
     }));
     assert.deepEqual(calls.sort(), ['api:api', 'web:api']);
     assert.deepEqual(out.failures, []);
-    assert.deepEqual(out.keys.find((k) => k.key.name === 'web')?.messageIds, ['m1', 'm2']);
+    assert.deepEqual(out.keys.find((k) => queueKeyName(k.key) === 'web')?.messageIds, ['m1', 'm2']);
+  });
+
+  test('a fleet key and a rollout key of the same name are two keys: each runs once, with its own key', async () => {
+    const seen: string[] = [];
+    const fleet = { messageId: 'f1', body: encodeReconcileMessage({ fleet: 'web' }, 'member') };
+    const again = { messageId: 'f2', body: encodeReconcileMessage({ fleet: 'web' }, 'api') };
+    const out = await reconcileBatch([fleet, record('m1', web), again], deps(async (key) => {
+      seen.push(JSON.stringify(key));
+      return result();
+    }));
+    assert.deepEqual(seen.sort(), [JSON.stringify({ fleet: 'web' }), JSON.stringify(web)].sort());
+    assert.deepEqual(out.keys.find((k) => 'fleet' in k.key)?.messageIds, ['f1', 'f2']);
+    assert.equal(out.invalid, 0);
+  });
+
+  test('a fleet message with a name no fleet can have is dropped', async () => {
+    const out = await reconcileBatch([{ messageId: 'x', body: JSON.stringify({ fleet: 'a#b', reason: 'api' }) }], deps(async () => result()));
+    assert.deepEqual([out.invalid, out.keys.length], [1, 0]);
   });
 
   test('a key whose reconcile throws fails all of its messages and only those', async () => {
     const out = await reconcileBatch([record('m1', web), record('m2', api), record('m3', web)], deps(async (key) => {
-      if (key.name === 'web') throw new Error('apiserver unreachable');
+      if (queueKeyName(key) === 'web') throw new Error('apiserver unreachable');
       return result();
     }));
     assert.deepEqual(out.failures, ['m1', 'm3']);
@@ -176,7 +195,7 @@ describe('the on-demand watcher', () => {
 
   test('is asked for once per batch when a pass moves pods, and not when nothing moves', async () => {
     const w = watcher('launched');
-    await reconcileBatch([record('m1', web), record('m2', api)], { ...deps(async (key) => result({ outcome: 'progressed', requeueSeconds: key.name === 'web' ? 5 : null })), watcher: w.deps });
+    await reconcileBatch([record('m1', web), record('m2', api)], { ...deps(async (key) => result({ outcome: 'progressed', requeueSeconds: queueKeyName(key) === 'web' ? 5 : null })), watcher: w.deps });
     assert.deepEqual(w.asked, ['demand', 'launch']);
     const idle = watcher('launched');
     await reconcileBatch([record('m1', web)], { ...deps(async () => result()), watcher: idle.deps });

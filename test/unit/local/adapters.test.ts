@@ -3,12 +3,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
-import { printingPublisher, queueWatchSink } from '../../../shared/local/adapters.ts';
+import { printingPublisher } from '../../../shared/local/adapters.ts';
+import { queueWatchSink } from '../../../shared/watch/queueSink.ts';
 import { nextTag, renderBanner } from '../../../shared/local/banner.ts';
 import { dataDirPaths, resolveDataDir } from '../../../shared/local/dataDir.ts';
+import { watchedKinds } from '../../../shared/local/localMode.ts';
 import type { ReconcileResult } from '../../../shared/reconcile/reconcile.ts';
 import { runsAskedFor } from '../../../shared/reconcile/runAgain.ts';
 import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
+import { queueKeyName } from '../../../shared/fleet/key.ts';
+import type { RolloutKey } from '../../../shared/rollout/types.ts';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
 const clock = { now: () => NOW };
@@ -24,7 +28,7 @@ describe('local adapters', () => {
       { cluster: 'local', namespace: 'default', name: 'web', reasons: ['ReplicaSet web-1 MODIFIED'] },
       { cluster: 'local', namespace: 'shop', name: 'api', reasons: ['Deployment api MODIFIED'] },
     ]);
-    assert.deepEqual(queue.sent.map((s) => [`${s.key.namespace}/${s.key.name}`, s.reason]), [['default/web', 'watch'], ['shop/api', 'watch']]);
+    assert.deepEqual(queue.sent.map((s) => [`${(s.key as RolloutKey).namespace}/${queueKeyName(s.key)}`, s.reason]), [['default/web', 'watch'], ['shop/api', 'watch']]);
   });
 
   test('every pass with a wake-up, changed or not, runs again at it: the sooner of the wake-up and "again in n s" first', async () => {
@@ -81,6 +85,12 @@ describe('data directory and banner', () => {
     assert.match(text, /Deployment default\/web: 10 replicas, app=nginx:1\.27/);
     assert.match(text, /^ {2}npx rollouts release web --image app=nginx:1\.28$/m);
     assert.match(text, /KUBECONFIG=\.rollouts\/kubeconfig kubectl get pods/);
+  });
+
+  test('the banner names each watched kind once: Kruise\'s StatefulSet and DaemonSet by their own names', () => {
+    const kinds = watchedKinds();
+    assert.equal(new Set(kinds).size, kinds.length, kinds.join(', '));
+    assert.deepEqual(kinds, ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'CloneSet', 'Advanced StatefulSet', 'Advanced DaemonSet']);
   });
 
   test('the example image is the next minor tag', () => {

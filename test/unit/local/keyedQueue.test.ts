@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import { queueKeyName } from '../../../shared/fleet/key.ts';
 import assert from 'node:assert/strict';
 import { LocalKeyedQueue } from '../../../shared/adapters/local/keyedQueue.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
@@ -38,8 +39,8 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     const gate = deferred();
     const seen: string[] = [];
     const q = new LocalKeyedQueue(async (k) => {
-      if (k.name === 'blocker') await gate.promise;
-      seen.push(k.name);
+      if (queueKeyName(k) === 'blocker') await gate.promise;
+      seen.push(queueKeyName(k));
       return [];
     }, { concurrency: 1 });
     await q.enqueue(key('blocker'));
@@ -71,9 +72,9 @@ describe('LocalKeyedQueue (the SQS FIFO stand-in of local mode)', () => {
     const runs: string[] = [];
     const errors: unknown[] = [];
     const q = new LocalKeyedQueue(async (k, reason) => {
-      runs.push(`${k.name}:${reason}`);
-      if (k.name === 'moving' && runs.filter((r) => r.startsWith('moving')).length === 1) return [{ afterSeconds: 0.02, reason: 'requeue' }];
-      if (k.name === 'broken' && runs.filter((r) => r.startsWith('broken')).length === 1) throw new Error('boom');
+      runs.push(`${queueKeyName(k)}:${reason}`);
+      if (queueKeyName(k) === 'moving' && runs.filter((r) => r.startsWith('moving')).length === 1) return [{ afterSeconds: 0.02, reason: 'requeue' }];
+      if (queueKeyName(k) === 'broken' && runs.filter((r) => r.startsWith('broken')).length === 1) throw new Error('boom');
       return [];
     }, { retryDelayMs: 10, onError: (_k, e) => errors.push(e) });
     await q.enqueue(key('moving'), { reason: 'api' });

@@ -5,6 +5,7 @@ import type { Timers } from '../../../shared/watch/coalescer.ts';
 import { SweepTimer } from '../../../shared/local/sweepTimer.ts';
 import type { RolloutKey } from '../../../shared/rollout/types.ts';
 import { MemoryQueue } from '../../../bench/testbed/fakes/memoryQueue.ts';
+import { queueKeyName } from '../../../shared/fleet/key.ts';
 
 /** Timers driven by hand: fire() runs the pending one. */
 function manualTimers() {
@@ -40,7 +41,7 @@ describe('SweepTimer (local stand-in for the Scheduler tick)', () => {
     const sweep = new SweepTimer({ deps: { store: { queryDue: async () => due.shift() ?? [], queryResync: noResync }, queue, clock, resyncPeriodMs: 30_000 }, intervalMs: 10_000, timers: t.timers });
     sweep.start();
     await settle();
-    assert.deepEqual(queue.sent.map((s) => [s.key.name, s.reason]), [['a', 'sweep'], ['b', 'sweep']]);
+    assert.deepEqual(queue.sent.map((s) => [queueKeyName(s.key), s.reason]), [['a', 'sweep'], ['b', 'sweep']]);
     assert.deepEqual(t.pending(), [10_000]);
     t.fire();
     await settle();

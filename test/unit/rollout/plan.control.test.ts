@@ -173,6 +173,17 @@ describe('plan: release windows and scheduled starts', () => {
     assert.equal(d.state.release?.notBefore, '2026-12-02T00:00:00.000Z');
     assert.equal(d.sim.count(V2), 0);
   });
+
+  it('lists "Release Requested" under the release it asks for, not under the one before it', () => {
+    const d = setup(10);
+    d.settle([command({ type: 'release', change: { type: 'images', images: { app: 'app:v2' } } })]);
+    const events = d.results.flatMap((r) => r.events);
+    const requested = events.find((e) => e.type === EVENT.ReleaseRequested);
+    const started = events.find((e) => e.type === EVENT.ReleaseStarted);
+    assert.ok(requested && started, events.map((e) => e.type).join(', '));
+    assert.equal(requested.releaseId, d.state.release?.id);
+    assert.equal(requested.releaseId, started.releaseId);
+  });
 });
 
 describe('plan: degraded workloads and deletion', () => {

@@ -77,7 +77,7 @@ describe('plan: step gates', () => {
     const loop = started(new HookLoop(spec(gated([errorRate({ failureLimit: 0 })]), { rollbackOnFailure: true }), 4, measurements(fail('0.2'))));
     loop.run((l) => l.state.phase === 'Failed' && l.state.release === null, { seconds: 5 });
     assert.ok(loop.sim.pods.every((p) => p.revision === 'v1'));
-    assert.equal(loop.state.message, 'rollback r1 failed: gate error-rate failed at step 1: 1 failed checks (failureLimit 0); last value: 0.2; stable at revision v1');
+    assert.equal(loop.state.message, 'release r1 failed, rolled back to revision v1: gate error-rate failed at step 1: 1 failed checks (failureLimit 0); last value: 0.2');
     assert.equal(loop.state.cause?.kind, 'Gate');
   });
 

@@ -101,7 +101,7 @@ describe('plan: pod hooks', () => {
     release(loop);
     loop.run((l) => l.state.phase === 'Failed' && l.state.release === null, { seconds: 10, maxPasses: 400 });
     assert.ok(loop.sim.pods.every((p) => p.revision === 'v1'), `pods back on stable: ${JSON.stringify(loop.sim.pods.map((p) => p.revision))}`);
-    assert.match(loop.state.message, /^rollback r1 failed: preUpdate hook on pod web-1 failed after 4 attempts: HTTP 500: busy; stable at revision v1$/);
+    assert.match(loop.state.message, /^release r1 failed, rolled back to revision v1: preUpdate hook on pod web-1 failed after 4 attempts: HTTP 500: busy$/);
     assert.equal(loop.state.cause?.kind, 'Hook');
     // Putting the stable template back makes the controller replace the updated pod at once (no
     // preUpdate can come first); its postUpdate runs under the rollback's own key, untouched pods get none.

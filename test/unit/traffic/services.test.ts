@@ -13,7 +13,7 @@ const routing: TrafficRouting = { service: 'echoserver', gracePeriodSeconds: 3, 
 const revisions = { label: 'pod-template-hash', stable: '5d9c8f', canary: '7b6d4c' };
 const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'echoserver', uid: 'd-1' };
 
-/** Kruise's e2e Service (test/e2e/test_data/rollout/service.yaml) as the apiserver stores it. */
+/** Kruise's e2e Service (openkruise/rollouts:test/e2e/test_data/rollout/service.yaml) as the apiserver stores it. */
 function stableService(selector: Record<string, string> = { app: 'echoserver' }): KubeObject {
   return {
     apiVersion: 'v1', kind: 'Service',

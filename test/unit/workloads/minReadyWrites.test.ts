@@ -71,7 +71,28 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     const unobserved = { ...lowered, metadata: { ...lowered.metadata, generation: 3 }, status: { ...lowered.status, observedGeneration: 2 } };
     assert.deepEqual(deploymentWrites(observation(unobserved, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]), [], 'not before the controller has observed the budget');
     const next = deploymentWrites(observation(lowered, [stable(8), canary(5)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
-    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }]], ['ReplicaSet', { spec: { replicas: 6 } }]], 'one surplus old pod stays: 0/0 is not a budget');
+    assert.deepEqual(next.map((w) => [w.ref.kind, w.patch]), [
+      ['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }]],
+      ['ReplicaSet', { spec: { replicas: 6 } }],
+      ['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }, { op: 'add', path: '/spec/paused', value: true }]],
+    ], 'one surplus old pod stays: 0/0 is not a budget; drained, the batch is complete: paused after the drain, in the same pass');
+  });
+
+  it('the pass whose drain completes the batch also pauses (after the drain), so the next pass at the pause writes nothing', () => {
+    // 25%/25% of 10, batch of 3 landed with one surge pod: old 8 → 7 is ours to drain, then the batch stands.
+    const d = takenOver({ maxSurge: 0, maxUnavailable: 2 });
+    const drained = deploymentWrites(observation(d, [stable(8), canary(3)]), [distribute(V2, { [V2]: 3, [V1]: 7 })]) as any[];
+    assert.deepEqual(drained.map((w) => [w.ref.kind, w.patch, w.precondition ?? false]), [
+      ['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }], true],
+      ['ReplicaSet', { spec: { replicas: 7 } }, false],
+      ['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }, { op: 'add', path: '/spec/paused', value: true }], true],
+    ]);
+    const atRest = takenOver({ maxSurge: 0, maxUnavailable: 2 });
+    atRest.spec = { ...atRest.spec, paused: true };
+    assert.deepEqual(deploymentWrites(observation(atRest, [stable(7), canary(3)]), [distribute(V2, { [V2]: 3, [V1]: 7 })]), [], 'at the pause: nothing to write');
+    // A drain that leaves the batch short (its pods not all there yet) does not pause.
+    const short = deploymentWrites(observation(takenOver({ maxSurge: 3, maxUnavailable: 0 }, { annotations: { ...ANNOTATIONS, 'rollouts.kruise.io/original-max-unavailable': '0', 'rollouts.kruise.io/original-max-surge': '3' } }), [stable(9), canary(4)]), [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
+    assert.ok(!short.some((w) => JSON.stringify(w.patch).includes('/spec/paused')), JSON.stringify(short.map((w) => w.patch)));
   });
 
   it('puts lowered inflated fields back (a GitOps sync), keeping the originals', () => {

@@ -1,5 +1,5 @@
-// Command lines of the five components, after envtest's and kwokctl's (see
-// ../shared/reference/k8s-testplane.md §2–4). Everything listens on 127.0.0.1 only.
+// Command lines of the five components, after envtest's (controller-runtime's pkg/envtest) and
+// kwokctl's. Everything listens on 127.0.0.1 only.
 import { auditArgs, type AuditFiles } from './audit.ts';
 
 export interface ComponentPorts {

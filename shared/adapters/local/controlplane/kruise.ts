@@ -1,7 +1,6 @@
 // The real OpenKruise controller manager on a local control plane (opt-in: ControlPlaneOptions.kruise).
 // Built by scripts/build-testbed.sh from Go modules, with its webhook server bound to 127.0.0.1; run
-// outside the cluster as kruise's own docs run it with WEBHOOK_HOST, per
-// ../shared/reference/kruise-workloads.md: every CRD and both webhook configurations are installed
+// outside the cluster as kruise's own docs run it with WEBHOOK_HOST: every CRD and both webhook configurations are installed
 // first (it exits without them), then the manager writes its self-signed certificates and points
 // each webhook's clientConfig at https://127.0.0.1:<port>.
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -183,7 +183,7 @@ interface ClusterExec {
  * kwok's second --config: the in-place update and readiness-gate Stages, and a ClusterExec that runs
  * every `kubectl exec` on this host, as this user, in `execWorkDir` (created here). Commands never
  * see stdin close, and a non-zero exit code reaches the client only inside the error message
- * (../shared/reference/kruise-workloads.md, "kubectl exec on kwok pods").
+ * (kwok's ClusterExec: the exec runs on the host, not in a container).
  */
 export function writeKwokExtraConfig(file: string, execWorkDir: string): void {
   fs.mkdirSync(execWorkDir, { recursive: true });

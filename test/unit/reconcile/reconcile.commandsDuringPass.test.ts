@@ -1,4 +1,5 @@
-// Regressions of the reconcile pipeline found by the soak (npm run soak), each named after the failure.
+// Commands recorded while a reconcile pass runs are kept, and the pass is persisted all the same
+// (regressions the soak, npm run soak, found; each test is named after the failure it showed).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendedCommands } from '../../../shared/reconcile/saveState.ts';

@@ -1,4 +1,5 @@
-// Regressions of the Kubernetes error mapping found by the soak (npm run soak).
+// A request that times out, or fails with a numeric code that is not an HTTP status, maps to a
+// transient "no answer", never to a terminal HTTP error (regressions the soak, npm run soak, found).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KubeApiError, toKubeError } from '../../../shared/adapters/kubernetes/kubeErrors.ts';

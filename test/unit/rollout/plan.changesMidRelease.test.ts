@@ -1,4 +1,6 @@
-// Regressions found by the soak (npm run soak), each named after the failure it showed.
+// What the planner does when commands and template changes arrive mid-release: during a hand-back,
+// in the pass that changes the template, many at once, between a release request and its release
+// (regressions the soak, npm run soak, found; each test is named after the failure it showed).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { statusView } from '../../../shared/api/views.ts';
@@ -48,12 +50,15 @@ describe('plan: what the soak found', () => {
 describe('plan: every release has an end (soak)', () => {
   it('ends a rollback that an undo replaces in the same pass (abort then undo left the aborted release without an end)', () => {
     const { state, view } = handingBack();
-    const held = { ...view, held: true, strategy: 'Partition' as const };
-    const r = plan(rolloutSpec(), { ...state, release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'StepPaused' } }, held, NOW,
+    // v0 completed a release before v1 did: where an undo after the abort goes (undo.ts).
+    const v0 = { id: 'v0', number: 0, images: { app: 'app:v0' }, desired: 0, current: 0, ready: 0, available: 0 };
+    const held = { ...view, held: true, strategy: 'Partition' as const, revisions: [...view.revisions, v0] };
+    const r = plan(rolloutSpec(), { ...state, completedRevisions: ['v0', 'v1'], release: { ...state.release!, finalizing: false, stepIndex: 1, stepState: 'StepPaused' } }, held, NOW,
       [command({ type: 'abort' }), command({ type: 'undo' })]);
     const ends = r.events.filter((e) => e.releaseId === 'r1' && ['Release Superseded', 'Release Aborted', 'Release Completed'].includes(e.type));
     assert.deepEqual(ends.map((e) => e.type), ['Release Superseded']);
     assert.equal(r.nextState.release?.kind, 'undo');
+    assert.equal(r.nextState.release?.targetRevision, 'v0');
     assert.notEqual(r.nextState.release?.id, 'r1');
   });
 });
