@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the release controllers the bench's `peers` area compares us with (bench/peers.ts), from the
+# Builds the release controllers the bench's `peers` area compares us with (not built yet: issue 26), from the
 # Go module proxy only, each run outside the cluster against the bench's control plane:
 #   argo-rollouts    Argo Rollouts' controller (cmd/rollouts-controller) + its CRDs
 #   kruise-rollout   Kruise Rollout's manager + its CRDs and webhook configurations

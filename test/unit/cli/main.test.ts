@@ -138,11 +138,11 @@ describe('rollouts (program)', () => {
   });
 
   test('an unknown command with --help is an error naming it, exit 2, not the top-level help', async () => {
-    for (const argv of [['fleet', '--help'], ['fleet', '-h'], ['fleet']]) {
+    for (const argv of [['fleets', '--help'], ['fleets', '-h'], ['fleets']]) {
       const r = await cli(argv);
       assert.equal(r.code, 2, argv.join(' '));
       assert.equal(r.out, '');
-      assert.match(r.err, /^error: unknown command 'fleet'\n/);
+      assert.match(r.err, /^error: unknown command 'fleets'\n/);
     }
     assert.equal((await cli(['help', 'plan'])).code, 0);
   });
