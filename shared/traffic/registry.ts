@@ -1,6 +1,6 @@
 // The one list of traffic providers, one per ProviderType (the type below requires each), as
-// shared/workloads/registry.ts lists the workload drivers. The watch catalogue and the RBAC manifest
-// are to be derived from it as they are from the drivers (docs/traffic.md, hand-over). The Services
+// shared/workloads/registry.ts lists the workload drivers. The RBAC manifest is generated from it
+// (shared/traffic/rbac.ts, scripts/generate.ts); the watch catalogue is to be (docs/traffic.md, hand-over). The Services
 // every provider routes between (shared/traffic/services.ts) take their own grant, SERVICES_RBAC.
 import type { FieldIssue } from '../errors.ts';
 import type { TrafficRouting } from '../rollout/trafficTypes.ts';
