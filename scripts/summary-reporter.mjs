@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 // Node test-runner reporter that ends the run with the line CI looks for: "N passed, N failed".
 // Skipped and todo tests are counted separately so a skipped suite can never pass as green.
@@ -7,7 +8,16 @@ export default async function* summaryReporter(source) {
   let failed = 0;
   let skipped = 0;
   let todo = 0;
+  // Wall time per test file, from its first event to its last (files run one at a time): what to
+  // look at when `npm test` outgrows its budget.
+  const spans = new Map();
   for await (const event of source) {
+    const file = event.data?.file;
+    if (file) {
+      const span = spans.get(file) ?? { first: Date.now(), last: 0 };
+      span.last = Date.now();
+      spans.set(file, span);
+    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     // Only count leaf tests (suites report their own pass/fail too).
     if (event.data.details?.type === 'suite') continue;
@@ -16,6 +26,8 @@ export default async function* summaryReporter(source) {
     else if (event.type === 'test:pass') passed += 1;
     else failed += 1;
   }
+  const slowest = [...spans].map(([file, s]) => [path.relative(process.cwd(), file), (s.last - s.first) / 1000]).sort((a, b) => b[1] - a[1]).slice(0, 15);
+  if (slowest.length > 1) yield `\nslowest files (s):\n${slowest.map(([f, sec]) => `  ${sec.toFixed(0).padStart(5)}  ${f}`).join('\n')}\n`;
   const extra = [skipped ? `${skipped} skipped` : '', todo ? `${todo} todo` : ''].filter(Boolean).join(', ');
   // The runner (scripts/run-tests.mjs) may add failures found after the tests (leftover processes)
   // and then prints the final line itself; run directly, this is the final line.

@@ -17,6 +17,7 @@ import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 import { startDynalite } from './dynalite.ts';
 import { CollectingPublisher } from './fakes/collectingPublisher.ts';
 import { InvariantWatcher, type WatchOptions } from './invariants.ts';
+import { SetWatcher } from './soak/setWatcher.ts';
 import type { AuditPolicyRule, ControlPlaneOptions } from '../../shared/adapters/local/controlPlane.ts';
 import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
 import { TestClock } from './testClock.ts';
@@ -342,6 +343,16 @@ export interface StatefulSetSnapshot {
 
 /** The StatefulSet `web` of a scenario: the Deployment reads of Scenario (snapshot, reconcileUntil) do not apply. */
 export class StatefulSetScenario extends Scenario {
+  /** The Deployment watcher has no Deployment to read N from here: its gates would all be 0. */
+  override watch(): Promise<InvariantWatcher> {
+    return Promise.reject(new Error('a StatefulSet scenario is watched with watchSet()'));
+  }
+
+  /** The StatefulSet's invariants and approval gates, judged on its own pods and replicas. */
+  watchSet(): Promise<SetWatcher> {
+    return SetWatcher.start(this.engine.cluster.admin, this.namespace, 'web');
+  }
+
   override async setImage(image: string): Promise<void> {
     const body = { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } };
     await this.apps.patchNamespacedStatefulSet({ name: 'web', namespace: this.namespace, body }, mergePatchContainers);

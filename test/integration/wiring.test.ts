@@ -34,7 +34,6 @@ let cluster: TestCluster;
 let deps: AppDeps;
 let url: FunctionUrlServer;
 let work: EventSourceMappingPoller;
-let trigger: EventSourceMappingPoller;
 let reconcileHandler: SqsHandler;
 let namespace: string;
 let key: RolloutKey;
@@ -69,7 +68,6 @@ before(async () => {
   reconcileHandler = (event) => handler(event, lambdaContext('reconcile'));
   url = await startFunctionUrl(createApiHandler(deps, testObservability()), { callers: [caller], region: aws.region });
   work = new EventSourceMappingPoller(aws.sqs, aws.work, { region: aws.region });
-  trigger = new EventSourceMappingPoller(aws.sqs, aws.trigger, { region: aws.region });
 
   namespace = await cluster.createNamespace('wiring');
   key = { cluster: CLUSTER, namespace, name: 'web' };
@@ -154,38 +152,38 @@ describe('API through a SigV4 Function URL', () => {
   });
 });
 
-describe('watch events through EventBridge', () => {
-  test('a template change seen by the watch-proxy goes bus → rule → trigger queue → reconcile, which starts the release', async () => {
+describe('watch events on the FIFO work queue', () => {
+  test('a template change seen by the watch-proxy is queued on the FIFO work queue, and its reconcile starts the release', async () => {
     const stop = new AbortController();
     const proxy = createWatchProxyHandler(deps, testObservability(), { signal: stop.signal, windowMs: 200, refreshMs: 1000 })({}, lambdaContext('watch-proxy', { timeoutMs: 120_000 }));
     try {
       // The proxy's first listing replays the Deployment: its notice shows the watches are up. (The
-      // trigger queue also carries our delayed re-runs, e.g. the look after the hold was written.)
-      const notice = () => trigger.deliveries.flatMap((d) => d.event.Records).find((r) => (JSON.parse(r.body) as Record<string, unknown>)['detail-type'] !== undefined);
-      await trigger.deliverUntil(reconcileHandler, () => notice() !== undefined, { message: 'the replay notice from the watch-proxy' });
-      const first = notice();
-      const envelope = JSON.parse(first?.body ?? '{}') as Record<string, unknown>;
-      assert.equal(envelope['detail-type'], 'Workload Changed');
-      assert.equal(envelope.source, `${aws.eventSource}.watch`);
-      assert.deepEqual({ ...(envelope.detail as object), reasons: undefined }, { ...key, reasons: undefined });
-      assert.equal(first?.eventSourceARN, aws.trigger.arn);
+      // work queue also carries our delayed re-runs, e.g. the look after the hold was written.)
+      const bodies = () => work.deliveries.flatMap((d) => d.event.Records.map((r) => ({ body: JSON.parse(r.body) as Record<string, unknown>, record: r })));
+      const notices = () => bodies().filter((b) => b.body.reason === 'watch');
+      await work.deliverUntil(reconcileHandler, () => notices().length > 0, { message: 'the replay notice from the watch-proxy' });
+      const first = notices()[0]!;
+      assert.deepEqual({ ...first.body, causes: undefined }, { ...key, reason: 'watch', causes: undefined });
+      assert.ok(Array.isArray(first.body.causes) && first.body.causes.length > 0, JSON.stringify(first.body));
+      assert.equal(first.record.eventSourceARN, aws.work.arn);
+      assert.equal(first.record.attributes.MessageGroupId, `${CLUSTER}/${namespace}/web`);
       assert.equal((await state()).release, null);
 
       await cluster.admin.makeApiClient(AppsV1Api).patchNamespacedDeployment(
         { name: 'web', namespace, body: { spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.invalid/web:v2' }] } } } } },
         strategicMerge,
       );
-      await trigger.deliverUntil(reconcileHandler, async () => (await state()).release !== null, { message: 'the release to start from a watch event' });
+      await work.deliverUntil(reconcileHandler, async () => (await state()).release !== null, { message: 'the release to start from a watch event' });
       const s = await state();
       assert.equal(s.phase, 'Progressing');
       assert.equal(s.release?.kind, 'release');
-      // The watch notice of that change comes over the bus too. A delayed re-run of ours (the look
-      // after the hold) may reach the reconcile first and start the release from the same template
-      // (level-triggered, as it should); the notice still arrives, and is what this test is about.
-      const bodies = () => trigger.deliveries.flatMap((d) => d.event.Records.map((r) => JSON.parse(r.body) as Record<string, unknown>));
-      const modified = () => bodies().some((b) => (b.detail as { reasons?: string[] } | undefined)?.reasons?.some((r) => r.startsWith('Deployment web MODIFIED')));
-      if (!modified()) await trigger.deliverUntil(reconcileHandler, () => modified(), { message: 'the watch notice of the template change' });
-      assert.ok(modified(), JSON.stringify(bodies()));
+      // A delayed re-run of ours (the look after the hold) may reach the reconcile first and start the
+      // release from the same template (level-triggered, as it should); the watch notice of the change
+      // still arrives, and is what this test is about.
+      const modified = () => notices().some((b) => (b.body.causes as string[] | undefined)?.some((r) => r.startsWith('Deployment web MODIFIED')));
+      if (!modified()) await work.deliverUntil(reconcileHandler, () => modified(), { message: 'the watch notice of the template change' });
+      assert.ok(modified(), JSON.stringify(notices().map((b) => b.body)));
+      assert.deepEqual(await publishedTypes().then((types) => types.filter((t) => t === 'Workload Changed')), [], 'watch notices are not put on the bus');
     } finally {
       stop.abort();
       const stats = await proxy;
@@ -197,6 +195,7 @@ describe('watch events through EventBridge', () => {
 describe('sweep', () => {
   test('a due rollout is queued on the FIFO queue by the sweep tick', async () => {
     // The release started above is active, so its STATE is in the due-index.
+    while (await work.deliverOnce(reconcileHandler)); // the watch notices the proxy sent before it stopped
     const sweep = createSweepHandler(deps, testObservability());
     const res = await sweep({ scheduledTime: new Date().toISOString() }, lambdaContext('sweep'));
     assert.ok(res.due >= 1, JSON.stringify(res));

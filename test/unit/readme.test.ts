@@ -2,9 +2,10 @@
 // folder of shared/ and shared/adapters/), and no "Not yet" line names a feature that exists.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { repoFolders } from '../support/repoTree.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -18,12 +19,7 @@ function layoutBlock(): string {
   return block;
 }
 
-function folders(dir: string): string[] {
-  return readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
-    .map((e) => e.name)
-    .sort();
-}
+const folders = repoFolders;
 
 /** Folders the block does not name as `<name>/` (at a line's start, or in the text after it). */
 function unnamed(block: string, names: string[], where: RegExp | ((name: string) => RegExp)): string[] {

@@ -198,7 +198,7 @@ const LIVE: HttpCase[] = [
   live('a templatePatch that breaks the selector (server-side dry-run)', 'POST', R('web', '/release'), { templatePatch: { metadata: { labels: { app: 'other' } } } }, 422, 'templatePatch', /the apiserver refuses the change \(dry-run\): .*selector/),
   live('a templatePatch that changes nothing', 'POST', R('web', '/release'), { templatePatch: { metadata: { labels: { app: 'web' } } } }, 409, 'templatePatch', /^nothing to release: the change leaves the pod template as it is$/),
   live('undo to a revision the Deployment does not retain', 'POST', R('web', '/undo'), { toRevision: 99 }, 409, 'toRevision', /revision 99 is not retained by Deployment battery\/web \(retained: 1\)/),
-  live('undo with no previous revision', 'POST', R('web', '/undo'), {}, 409, 'undo', /there is no previous revision to go back to \(retained: 1\)/),
+  live('undo with no earlier completed revision', 'POST', R('web', '/undo'), {}, 409, 'undo', /there is no earlier revision that completed a release to go back to \(retained: 1\)/),
   live('release of a CloneSet on a cluster without OpenKruise', 'POST', R('clone', '/release'), { images: { app: 'registry.invalid/app:v2' } }, 422, 'spec.workloadRef', /apps\.kruise\.io\/v1alpha1 CloneSet is not served by cluster "[^"]+": the CRD that defines it is not installed/),
   live('undo to a revision the StatefulSet does not retain', 'POST', R('db', '/undo'), { toRevision: 7 }, 409, 'toRevision', /revision 7 is not retained by StatefulSet battery\/db \(retained: 1\)/),
   live('release of a workload that does not exist', 'POST', R('orphan', '/release'), { images: { app: 'registry.invalid/app:v2' } }, 404, 'missing', /Deployment battery\/missing does not exist in cluster "test"/),

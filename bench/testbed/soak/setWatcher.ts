@@ -82,6 +82,11 @@ export class SetWatcher {
     this.caps.clear();
   }
 
+  /** Throws with every recorded breach. */
+  assertClean(): void {
+    if (this.violations.length > 0) throw new Error(`invariants broken:\n  ${this.violations.join('\n  ')}`);
+  }
+
   private replicas(): number {
     return Number(this.set?.spec?.replicas ?? 0);
   }

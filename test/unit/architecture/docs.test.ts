@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PARTS } from '../../../scripts/layers.mjs';
+import { repoFolders } from '../../support/repoTree.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const read = (p: string): string => readFileSync(path.join(ROOT, p), 'utf8');
@@ -55,9 +56,7 @@ describe("README.md's Layout", () => {
   const shared = lines.filter((l) => /^ {2}\S/.test(l)).map((l) => `shared/${l.trim().split(/\s+/)[0]!}`);
 
   test('lists every top-level folder of the tree, and only folders that exist', () => {
-    const folders = readdirSync(ROOT, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
-      .map((e) => `${e.name}/`);
+    const folders = repoFolders().map((name) => `${name}/`);
     assert.deepEqual([...top].sort(), [...folders].sort());
   });
 
