@@ -8,15 +8,14 @@ export default async function* summaryReporter(source) {
   let failed = 0;
   let skipped = 0;
   let todo = 0;
-  // Wall time per test file, from its first event to its last (files run one at a time): what to
-  // look at when `npm test` outgrows its budget.
+  // Wall time per test file, from the runner taking it up to its end (the file-level test, named
+  // after the file): what to look at when `npm test` outgrows its budget.
   const spans = new Map();
   for await (const event of source) {
-    const file = event.data?.file;
-    if (file) {
-      const span = spans.get(file) ?? { first: Date.now(), last: 0 };
-      span.last = Date.now();
-      spans.set(file, span);
+    const { file, name } = event.data ?? {};
+    if (file && name && path.resolve(name) === path.resolve(file)) {
+      if (event.type === 'test:dequeue') spans.set(file, { first: Date.now(), last: Date.now() });
+      if (event.type === 'test:complete' && spans.has(file)) spans.get(file).last = Date.now();
     }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     // Only count leaf tests (suites report their own pass/fail too).

@@ -128,3 +128,47 @@ function capOf(gate: Gate | undefined, kind: WorkloadKind, model: CapModel, repl
   if (model === 'aboveScaleUp') return batch + Math.max(0, replicas - (gate.fewest ?? replicas));
   return batch;
 }
+
+/**
+ * A watcher that holds approval gates: the test (or the soak's driver) sets them and brackets each
+ * command; the watcher judges each pod added against them and keeps what broke them.
+ */
+export abstract class GatedWatcher {
+  readonly violations: string[] = [];
+  protected abstract readonly caps: ApprovalCaps;
+  /** The workload's replicas now, the N a gate's step resolves against. */
+  protected abstract replicas(): number;
+
+  /**
+   * An approval gate: from now on no pod of `image` is added beyond `max` (plus what the user's
+   * scaling gives it natively). Raise it before sending the approval that allows more; Infinity lifts it.
+   */
+  capPods(image: string, max: number): void {
+    this.capStep(image, Number.isFinite(max) ? max : null);
+  }
+
+  /** A gate at a step's replicas (resolved against the live N like the product's batch); null: none. */
+  capStep(image: string, replicas: IntOrPercent | null): void {
+    this.caps.set(image, replicas, this.replicas());
+  }
+
+  /** A command is about to be sent: the gates now hold again if the API refuses it. */
+  beginCommand(): void {
+    this.caps.begin();
+  }
+
+  /** The command's answer. */
+  endCommand(accepted: boolean): void {
+    this.violations.push(...this.caps.end(accepted));
+  }
+
+  /** Drops every gate (an accepted undo may bring back any earlier image). */
+  clearCaps(): void {
+    this.caps.clear();
+  }
+
+  /** Throws with every recorded breach. */
+  assertClean(): void {
+    if (this.violations.length > 0) throw new Error(`invariants broken:\n  ${this.violations.join('\n  ')}`);
+  }
+}

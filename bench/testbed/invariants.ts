@@ -35,7 +35,7 @@
 // watches) is judged once the Deployment watch has passed it (settle() at the end judges the rest).
 // The user's budget is what the Deployment had when the watcher started (at rest), unless given.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ApprovalCaps } from './approvalCaps.ts';
+import { ApprovalCaps, GatedWatcher } from './approvalCaps.ts';
 import { Coverage, type InvariantCoverage, type Window } from './coverage.ts';
 import { rawGet, watchPaths, type NamespaceWatch } from './namespaceWatch.ts';
 import { proportionalSizes } from './proportionalScale.ts';
@@ -80,8 +80,7 @@ interface Suspect {
   judge: () => string | null;
 }
 
-export class InvariantWatcher {
-  readonly violations: string[] = [];
+export class InvariantWatcher extends GatedWatcher {
   /** Lowest availability margin seen (available − (N − maxUnavailable)), while judged in full. */
   minMargin = Number.POSITIVE_INFINITY;
   /** Lowest number of truly Available pods seen while judged in full. */
@@ -100,7 +99,7 @@ export class InvariantWatcher {
   private deploymentRv = 0;
   /** Judging availability in full (false: after a scale-up, until N − maxUnavailable is reached). */
   private baseline = false;
-  private readonly caps: ApprovalCaps;
+  protected readonly caps: ApprovalCaps;
   private suspects: Suspect[] = [];
   private user: UserBudget | null;
   private readonly coverageOf = new Coverage();
@@ -108,6 +107,7 @@ export class InvariantWatcher {
   readonly podCounts = new Map<string, number[]>();
 
   private constructor(private readonly namespace: string, private readonly deploymentName: string, private readonly opts: WatchOptions) {
+    super();
     this.user = opts.user ?? null;
     this.caps = new ApprovalCaps('Deployment', opts.partition ? 'strict' : 'proportional');
   }
@@ -159,42 +159,8 @@ export class InvariantWatcher {
     return this.coverageOf.report(window);
   }
 
-  /**
-   * An approval gate: from now on no write may add pods of `image` beyond `max` (under
-   * MinReadySeconds plus the share a scale gives it). Raise it before sending the approval that
-   * allows more; Infinity lifts it.
-   */
-  capPods(image: string, max: number): void {
-    this.capStep(image, Number.isFinite(max) ? max : null);
-  }
-
-  /** A gate at a step's replicas (resolved against the live N like the product's batch); null: none. */
-  capStep(image: string, replicas: IntOrPercent | null): void {
-    this.caps.set(image, replicas, this.replicas());
-  }
-
-  /** A command is about to be sent: the gates now hold again if the API refuses it (approvalCaps.ts). */
-  beginCommand(): void {
-    this.caps.begin();
-  }
-
-  /** The command's answer. */
-  endCommand(accepted: boolean): void {
-    this.violations.push(...this.caps.end(accepted));
-  }
-
-  /** Drops every gate (an accepted undo may bring back any earlier image). */
-  clearCaps(): void {
-    this.caps.clear();
-  }
-
-  private replicas(): number {
+  protected replicas(): number {
     return Number(this.deployment?.spec?.replicas ?? 0);
-  }
-
-  /** Throws with every recorded breach. */
-  assertClean(): void {
-    if (this.violations.length > 0) throw new Error(`invariants broken:\n  ${this.violations.join('\n  ')}`);
   }
 
   private onEvent(kind: 'pods' | 'replicaSets' | 'deployments', type: string, obj: Obj): void {

@@ -15,20 +15,35 @@ import type { Outbox, StateStore, StoredState } from '../ports.ts';
 /** Commands arriving one by one while a pass runs: a few rounds are plenty. */
 const MAX_MERGES = 5;
 
+/** A STATE item with the commands the API appends to it (a rollout's, a fleet's). */
+interface Stored<S, O> {
+  state: S;
+  outbox: O;
+  version: number;
+}
+
+type WithCommands<C> = { commands: C[] };
+
+/** One item's conditional write and read, as the store offers them. */
+export interface ItemAccess<S, O> {
+  save(next: { state: S; outbox: O }, expectedVersion: number): Promise<number>;
+  load(): Promise<Stored<S, O>>;
+}
+
 /**
  * Writes `next` conditionally on `base.version`; on a conflict caused only by appended commands,
  * writes it again with them kept. Returns what is now stored.
  */
-export async function saveStateKeepingCommands(store: StateStore, key: RolloutKey, next: { state: ReleaseState; outbox: Outbox }, base: StoredState): Promise<StoredState> {
+export async function saveKeepingCommands<C extends { id: string }, S extends WithCommands<C>, O>(item: ItemAccess<S, O>, next: { state: S; outbox: O }, base: Stored<S, O>): Promise<Stored<S, O>> {
   let read = base;
   let writing = next;
   for (let merges = 0; ; merges += 1) {
     try {
-      const version = await store.saveState(key, writing, read.version);
+      const version = await item.save(writing, read.version);
       return { ...writing, version };
     } catch (err) {
       if (!(err instanceof ConflictError) || merges >= MAX_MERGES) throw err;
-      const current = (await store.load(key)).state;
+      const current = await item.load();
       const added = appendedCommands(read, current);
       if (added === null) throw err;
       writing = { ...writing, state: { ...writing.state, commands: [...writing.state.commands, ...added] } };
@@ -37,8 +52,13 @@ export async function saveStateKeepingCommands(store: StateStore, key: RolloutKe
   }
 }
 
+/** A rollout's STATE, written by a pass. */
+export function saveStateKeepingCommands(store: StateStore, key: RolloutKey, next: { state: ReleaseState; outbox: Outbox }, base: StoredState): Promise<StoredState> {
+  return saveKeepingCommands<Command, ReleaseState, Outbox>({ save: (n, v) => store.saveState(key, n, v), load: async () => (await store.load(key)).state }, next, base);
+}
+
 /** The commands `current` has beyond `base`, when that is all that differs; otherwise null. */
-export function appendedCommands(base: StoredState, current: StoredState): Command[] | null {
+export function appendedCommands<C extends { id: string }, S extends WithCommands<C>, O>(base: Stored<S, O>, current: Stored<S, O>): C[] | null {
   if (current.version <= base.version) return null;
   const { commands: before, ...restBefore } = base.state;
   const { commands: after, ...restAfter } = current.state;

@@ -9,10 +9,9 @@
 // added since (created above the partition, on the update revision: bench/testbed/approvalCaps.ts).
 // Coverage per invariant as in bench/testbed/invariants.ts.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ApprovalCaps } from '../approvalCaps.ts';
+import { ApprovalCaps, GatedWatcher } from '../approvalCaps.ts';
 import { Coverage, type InvariantCoverage, type Window } from '../coverage.ts';
 import { watchPaths, type NamespaceWatch } from '../namespaceWatch.ts';
-import type { IntOrPercent } from '../../../shared/rollout/types.ts';
 
 type Obj = {
   metadata: { name: string; deletionTimestamp?: string };
@@ -20,13 +19,12 @@ type Obj = {
   status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
 };
 
-export class SetWatcher {
-  readonly violations: string[] = [];
+export class SetWatcher extends GatedWatcher {
   minMargin = Number.POSITIVE_INFINITY;
   private readonly pods = new Map<string, Obj>();
   private set: Obj | null = null;
   private baseline = false;
-  private readonly caps = new ApprovalCaps('StatefulSet', 'aboveScaleUp');
+  protected readonly caps = new ApprovalCaps('StatefulSet', 'aboveScaleUp');
   private readonly coverageOf = new Coverage();
   private watch: NamespaceWatch | null = null;
 
@@ -36,7 +34,9 @@ export class SetWatcher {
   }
   private stopped = false;
 
-  private constructor(private readonly namespace: string, private readonly name: string) {}
+  private constructor(private readonly namespace: string, private readonly name: string) {
+    super();
+  }
 
   static async start(admin: KubeConfig, namespace: string, name: string): Promise<SetWatcher> {
     const w = new SetWatcher(namespace, name);
@@ -62,32 +62,7 @@ export class SetWatcher {
     return this.coverageOf.report(window);
   }
 
-  capPods(image: string, max: number): void {
-    this.capStep(image, Number.isFinite(max) ? max : null);
-  }
-
-  capStep(image: string, replicas: IntOrPercent | null): void {
-    this.caps.set(image, replicas, this.replicas());
-  }
-
-  beginCommand(): void {
-    this.caps.begin();
-  }
-
-  endCommand(accepted: boolean): void {
-    this.violations.push(...this.caps.end(accepted));
-  }
-
-  clearCaps(): void {
-    this.caps.clear();
-  }
-
-  /** Throws with every recorded breach. */
-  assertClean(): void {
-    if (this.violations.length > 0) throw new Error(`invariants broken:\n  ${this.violations.join('\n  ')}`);
-  }
-
-  private replicas(): number {
+  protected replicas(): number {
     return Number(this.set?.spec?.replicas ?? 0);
   }
 

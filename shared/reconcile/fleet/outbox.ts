@@ -2,11 +2,11 @@
 // write that recorded a transition, its history items and events go out, each member command is
 // recorded on its member (once: recordCommand is idempotent by id) and the member enqueued, then the
 // outbox is cleared conditionally. A crash anywhere replays it; every step is idempotent.
-import { isDeepStrictEqual } from 'node:util';
 import { ConflictError } from '../../errors.ts';
 import type { FleetCommand, FleetState } from '../../fleet/types.ts';
 import type { FleetOutbox, StateStore, StoredFleetState } from '../../ports.ts';
 import type { ReconcileDeps } from '../deps.ts';
+import { saveKeepingCommands } from '../saveState.ts';
 
 export const EMPTY_FLEET_OUTBOX: FleetOutbox = { history: [], events: [], memberCommands: [] };
 
@@ -27,39 +27,10 @@ export async function flushFleetOutbox(deps: ReconcileDeps, name: string, stored
   }
 }
 
-const MAX_MERGES = 5;
-
 /**
  * Writes `next` conditionally on `base.version`; when the only change since is commands the API
  * appended, writes it again with them kept (shared/reconcile/saveState.ts says why).
  */
-export async function saveFleetKeepingCommands(store: StateStore, name: string, next: { state: FleetState; outbox: FleetOutbox }, base: StoredFleetState): Promise<StoredFleetState> {
-  let read = base;
-  let writing = next;
-  for (let merges = 0; ; merges += 1) {
-    try {
-      const version = await store.saveFleetState(name, writing, read.version);
-      return { ...writing, version };
-    } catch (err) {
-      if (!(err instanceof ConflictError) || merges >= MAX_MERGES) throw err;
-      const current = (await store.loadFleet(name)).state;
-      const added = appendedFleetCommands(read, current);
-      if (added === null) throw err;
-      writing = { ...writing, state: { ...writing.state, commands: [...writing.state.commands, ...added] } };
-      read = current;
-    }
-  }
-}
-
-function appendedFleetCommands(base: StoredFleetState, current: StoredFleetState): FleetCommand[] | null {
-  if (current.version <= base.version) return null;
-  const { commands: before, ...restBefore } = base.state;
-  const { commands: after, ...restAfter } = current.state;
-  if (after.length < before.length || before.some((c, i) => after[i]?.id !== c.id)) return null;
-  if (!isDeepStrictEqual(json(restAfter), json(restBefore)) || !isDeepStrictEqual(json(current.outbox), json(base.outbox))) return null;
-  return after.slice(before.length);
-}
-
-function json(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value ?? null));
+export function saveFleetKeepingCommands(store: StateStore, name: string, next: { state: FleetState; outbox: FleetOutbox }, base: StoredFleetState): Promise<StoredFleetState> {
+  return saveKeepingCommands<FleetCommand, FleetState, FleetOutbox>({ save: (n, v) => store.saveFleetState(name, n, v), load: async () => (await store.loadFleet(name)).state }, next, base);
 }

@@ -3,6 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendedCommands } from '../../../shared/reconcile/saveState.ts';
+import { EMPTY_FLEET_OUTBOX, saveFleetKeepingCommands } from '../../../shared/reconcile/fleet/outbox.ts';
+import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { initialState } from '../../../shared/rollout/state.ts';
 import type { Command } from '../../../shared/rollout/types.ts';
 import { KEY, Pipeline } from './pipelineFixtures.ts';
@@ -49,5 +51,19 @@ describe('appendedCommands: only commands appended count as "nothing else change
     assert.equal(appendedCommands(base, { ...base, version: 5, state: { ...base.state, commands: [cmd('b')] } }), null);
     assert.equal(appendedCommands(base, { ...base, version: 5, outbox: { history: [], events: [{ type: 'x' } as never] } }), null);
     assert.equal(appendedCommands(base, { ...base, version: 4 }), null, 'the same version is no change at all');
+  });
+});
+
+describe('a fleet pass keeps commands the same way (shared/reconcile/saveState.ts saveKeepingCommands)', () => {
+  it('writes the pass again on the newer version with a fleet command recorded meanwhile kept, and refuses a real conflict', async () => {
+    const store = new MemoryStateStore();
+    const base = (await store.loadFleet('shop')).state;
+    const fleetCmd = (id: string) => ({ type: 'pause', id, at: '2026-11-30T10:00:00.000Z', by: 'tester' }) as never;
+    await store.recordFleetCommand('shop', fleetCmd('f1'));
+    const saved = await saveFleetKeepingCommands(store, 'shop', { state: { ...base.state, userPaused: true } as never, outbox: EMPTY_FLEET_OUTBOX }, base);
+    assert.deepEqual(saved.state.commands.map((c) => c.id), ['f1']);
+    assert.deepEqual((await store.loadFleet('shop')).state.state.commands.map((c) => c.id), ['f1']);
+    assert.equal(saved.version, (await store.loadFleet('shop')).state.version);
+    await assert.rejects(saveFleetKeepingCommands(store, 'shop', { state: base.state, outbox: EMPTY_FLEET_OUTBOX }, base), /version|conflict/i);
   });
 });
