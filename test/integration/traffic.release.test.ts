@@ -9,7 +9,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi, type V1Deployment } from '@kube
 import { Engine, Scenario, sleep } from '../../bench/testbed/engine.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
 import { parseRollout, ROLLOUTS_API_VERSION } from '../../shared/rollout/spec.ts';
-import { REVISION_LABEL, servePods, type PodResponders } from '../support/dataplane/podResponders.ts';
+import { DATA_PLANE_RANGES, REVISION_LABEL, servePods, type PodResponders } from '../support/dataplane/podResponders.ts';
 import { sendRequests, sharePercent, type LoadResult } from '../support/dataplane/load.ts';
 import { TRAEFIK_USER, startTraefik, type TraefikProxy } from '../support/dataplane/traefik.ts';
 
@@ -83,7 +83,7 @@ describe('a traffic-routed release through a real proxy: weights per step, a hea
   }
 
   before(async () => {
-    engine = await Engine.start({ extraUsers: [TRAEFIK_USER] });
+    engine = await Engine.start({ extraUsers: [TRAEFIK_USER], podCidr: DATA_PLANE_RANGES['traffic.release'] });
     namespace = await engine.cluster.createNamespace('traffic');
     pods = await servePods(engine.cluster.admin, namespace);
     proxy = await startTraefik(engine.cluster, namespace);
