@@ -3,7 +3,8 @@
 //  - shared/rollout/workloadKinds.generated.ts: the core's table of kinds (identity and capabilities,
 //    each driver's `type`), which the pure core reads instead of comparing kind names;
 //  - shared/kube/resources.generated.ts: every kind the drivers touch, with its REST resource;
-//  - the rules of the ClusterRoles in infra/k8s/rollouts-rbac.yaml (the union of the drivers' rbac);
+//  - the rules of the ClusterRoles in infra/k8s/rollouts-rbac.yaml (the union of the drivers' rbac and the
+//    traffic providers', with the Services they route between: shared/traffic/rbac.ts);
 //  - README.md's "Supported workloads and strategies" table (the drivers' summaries).
 // `node --import tsx scripts/generate.ts` writes them; `--check` only says which are stale (exit 1).
 // test/unit/architecture/generated.test.ts fails when a committed file differs from this output.
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HOOKS_CLUSTER_ROLE, ROLLOUTS_CLUSTER_ROLE, VIEW_CLUSTER_ROLE } from '../shared/kube/roles.ts';
 import type { ResourceAccess, WorkloadDriver } from '../shared/workloads/driver.ts';
-import { requiredRbac } from '../shared/workloads/rbac.ts';
+import { productRbac, trafficGrants } from '../shared/traffic/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../shared/workloads/registry.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -93,12 +94,15 @@ export function rbacRules(access: readonly ResourceAccess[], order: readonly Res
   return sorted.map((r) => `  - apiGroups: ${list([r.apiGroup])}\n    resources: ${list(r.resources)}\n    verbs: ${list(r.verbs)}\n`).join('');
 }
 
-/** The manifest with the rules of its three ClusterRoles replaced by the drivers' union; its prose and policy kept. */
+/**
+ * The manifest with the rules of its three ClusterRoles replaced by the product's union (the drivers',
+ * and for the reconcile role the traffic providers' and the Services'); its prose and policy kept.
+ */
 export function rbacManifest(current: string): string {
-  const required = requiredRbac(DRIVERS);
+  const required = productRbac();
   const declared = (pick: (d: WorkloadDriver) => readonly ResourceAccess[]): ResourceAccess[] => DRIVERS.flatMap(pick);
   const roles: Record<string, string> = {
-    [ROLLOUTS_CLUSTER_ROLE]: rbacRules(required.reconcile, declared((d) => d.rbac.reconcile)),
+    [ROLLOUTS_CLUSTER_ROLE]: rbacRules(required.reconcile, [...declared((d) => d.rbac.reconcile), ...trafficGrants().flatMap((g) => g.reconcile)]),
     [VIEW_CLUSTER_ROLE]: rbacRules(required.view, declared((d) => d.rbac.view)),
     [HOOKS_CLUSTER_ROLE]: rbacRules(required.hooks, declared((d) => d.rbac.hooks ?? [])),
   };

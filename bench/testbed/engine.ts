@@ -18,7 +18,7 @@ import { startDynalite } from './dynalite.ts';
 import { CollectingPublisher } from './fakes/collectingPublisher.ts';
 import { InvariantWatcher, type WatchOptions } from './invariants.ts';
 import { SetWatcher } from './soak/setWatcher.ts';
-import type { AuditPolicyRule } from '../../shared/adapters/local/controlPlane.ts';
+import type { AuditPolicyRule, ControlPlaneOptions } from '../../shared/adapters/local/controlPlane.ts';
 import { mergePatch, startTestCluster, type DeploymentOptions, type TestCluster } from './kube.ts';
 import { TestClock } from './testClock.ts';
 import { WorkloadHandle, type WorkloadOptions, type WorkloadSnapshot } from './workloads.ts';
@@ -61,10 +61,14 @@ export class Engine {
   /**
    * `auditLog`: record the product user's requests at the apiserver (cluster.auditEvents());
    * `auditRules`: record more (ControlPlaneOptions.auditRules); `nodes`: fake nodes (default 3);
-   * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity()).
+   * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity());
+   * `extraUsers`: static-token users beside the product's (a data plane's, test/support/dataplane/);
+   * `podCidr`: the pods' IP range (ControlPlaneOptions.podCidr).
    */
-  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean; kruise?: boolean } = {}): Promise<Engine> {
+  static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean; kruise?: boolean; extraUsers?: ControlPlaneOptions['extraUsers']; podCidr?: string } = {}): Promise<Engine> {
     const cluster = await startTestCluster({
+      ...(opts.extraUsers ? { extraUsers: opts.extraUsers } : {}),
+      ...(opts.podCidr ? { podCidr: opts.podCidr } : {}),
       podReadyDelayMs: opts.podReadyDelayMs ?? 300,
       auditLog: opts.auditLog ?? false,
       kruise: opts.kruise ?? false,

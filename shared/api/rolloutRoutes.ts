@@ -43,6 +43,15 @@ export async function applyRollout({ req, params, deps }: RouteContext): Promise
     if (previous.spec.steps.length !== spec.steps.length) {
       midRelease.push({ path: 'spec.strategy.canary.steps', reason: `the number of steps (${previous.spec.steps.length}) cannot change while a release is in progress` });
     }
+    // Kruise's validateRolloutUpdate: the router and the rolling style are fixed too (the Services,
+    // the route and the pods in flight were set up for them; shared/rollout/routing.ts).
+    const strategyAt = previous.spec.rollingStyle === 'BlueGreen' ? 'spec.strategy.blueGreen' : 'spec.strategy.canary';
+    if (!isDeepStrictEqual(previous.spec.trafficRouting ?? null, spec.trafficRouting ?? null)) {
+      midRelease.push({ path: `${strategyAt}.trafficRoutings`, reason: 'cannot change while a release is in progress (abort it or wait until it ends)' });
+    }
+    if ((previous.spec.rollingStyle ?? 'InPlace') !== (spec.rollingStyle ?? 'InPlace')) {
+      midRelease.push({ path: strategyAt, reason: `the rolling style (${previous.spec.rollingStyle ?? 'InPlace'}) cannot change while a release is in progress` });
+    }
     if (midRelease.length > 0) throw unprocessable(midRelease);
   }
   if (previous && sameJson(previous.spec, spec) && sameJson(previous.document, document)) {

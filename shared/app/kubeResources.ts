@@ -4,5 +4,7 @@
 // each other (shared/ports.ts).
 import { declaredResources, type KubeResource } from '../adapters/kubernetes/kinds.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
+import { TRAFFIC_RESOURCES } from '../traffic/registry.ts';
 
-export const WORKLOAD_RESOURCES: readonly KubeResource[] = declaredResources(Object.values(WORKLOAD_DRIVERS));
+/** The drivers' kinds and the traffic providers' (routers and Services, shared/traffic/registry.ts). */
+export const WORKLOAD_RESOURCES: readonly KubeResource[] = [...declaredResources(Object.values(WORKLOAD_DRIVERS)), ...TRAFFIC_RESOURCES];

@@ -61,6 +61,7 @@ export function stepStateLabel(spec: RolloutSpec, state: ReleaseState, now: Date
     case 'Verifying':
       return 'waiting for pods to be ready';
     case 'Analyzing':
+    case 'TrafficRouting':
       return state.message.replace(/^step \d+\/\d+: /, '');
     case 'StepReady':
       return 'ready';

@@ -15,6 +15,7 @@ import { ensureTable } from '../adapters/dynamodb/table.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
 import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from '../adapters/kubernetes/kubeconfigProvider.ts';
 import { declaredResources } from '../adapters/kubernetes/kinds.ts';
+import { TRAFFIC_RESOURCES } from '../traffic/registry.ts';
 import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
 import type { ApiDeps } from '../api/types.ts';
 import { ConfigError, RolloutsError } from '../errors.ts';
@@ -128,7 +129,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
     cleanups.push({ what: 'DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
-    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter, clock, resources: declaredResources(Object.values(LOCAL_DRIVERS)) });
+    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter, clock, resources: [...declaredResources(Object.values(LOCAL_DRIVERS)), ...TRAFFIC_RESOURCES] });
     const missing = SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]);
     if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
     const calls = new AdapterCallRunner({ clock, kubeConfig: async () => clusters.kubeConfig });

@@ -12,8 +12,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, NotFoundError, TerminalError, TransientError, ValidationError, recoveryOf } from '../errors.ts';
 import type { KubeWrite } from '../kube/types.ts';
 import { plan, planDegraded } from '../rollout/plan.ts';
-import type { Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec } from '../rollout/types.ts';
-import { TEMPLATE_CHANGE_REASON, type Observation } from '../workloads/driver.ts';
+import type { Action, Command, Phase, PlanResult, ReleaseState, RolloutKey, RolloutSpec, WorkloadView } from '../rollout/types.ts';
+import { TEMPLATE_CHANGE_REASON, type Observation, type WorkloadDriver } from '../workloads/driver.ts';
+import { canaryOwner, observeTraffic, splitActions, trafficView, trafficWrites, type TrafficObservation } from './traffic.ts';
 import { historyEntries } from './history.ts';
 import { Meter, type MeterKey } from '../meter.ts';
 import { recordUnreachable } from './unreachable.ts';
@@ -130,12 +131,14 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   if (!driver) throw new TerminalError(`no driver for workload kind ${spec.workloadRef.kind} in this version of serverless-rollouts`);
   let cluster: ClusterClient;
   let observation: Observation;
+  let traffic: TrafficObservation | null;
   try {
     cluster = await deps.clusters.client(spec.cluster).catch((err: unknown) => {
       // An unregistered cluster (or one registered without a way in) stays so until someone registers it.
       throw err instanceof NotFoundError ? new TerminalError(err.message, { cause: err }) : err;
     });
     observation = await driver.observe(cluster, spec.namespace, spec.workloadRef, deps.clock.now(), { pods: podLevel(spec) });
+    traffic = await observeTraffic(cluster, spec);
   } catch (err) {
     // The reason says so (unreachable.ts); the error still fails the pass: retried, or Degraded when terminal.
     if (recoveryOf(err) !== 'terminal') await recordUnreachable(deps, key, spec, state, version, err);
@@ -146,8 +149,11 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   let view = driver.view(observation);
   // Pod hooks and the per-pod update timeout look at pods one by one.
   if (podLevel(spec)) view = { ...view, pods: driver.podViews(observation) };
+  // Traffic routing reads the router and the Services (traffic.ts).
+  const label = driver.revisionLabel ?? null;
+  if (traffic) view = { ...view, traffic: trafficView(spec, traffic, driver.revisionMembers(observation), label) };
   let planned: PlanResult = plan(spec, state, view, deps.clock.now());
-  let writes = driver.writes(observation, planned.actions, view);
+  let writes = passWrites(driver, observation, view, traffic, planned, label);
   let refusedAt: number | null = null;
   for (const [i, write] of writes.entries()) {
     try {
@@ -216,6 +222,16 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     wakeAt: planned.wakeAt,
     writes: writes.length,
   });
+}
+
+/**
+ * The pass's writes in the planner's order: routing actions it put before any pod move (the user's
+ * routing back before canary pods go), the driver's, then routing after them (a step's weight).
+ */
+function passWrites(driver: WorkloadDriver, observation: Observation, view: WorkloadView, traffic: TrafficObservation | null, planned: PlanResult, label: string | null): KubeWrite[] {
+  const { before, driver: moves, after } = splitActions(planned.actions);
+  const routed = (actions: Action[]): KubeWrite[] => (traffic && actions.length > 0 ? trafficWrites(traffic, actions, label ?? '', canaryOwner(observation.workload)) : []);
+  return [...routed(before), ...driver.writes(observation, moves, view), ...routed(after)];
 }
 
 /** Pod hooks and the per-pod update timeout see pods one by one. */

@@ -7,12 +7,14 @@
  * What a waiting or failed state waits on. Pod-level kinds come from the driver's view (blockers);
  * the others from the release itself. `Gate`: a step's gate (`object` gate/<name>, `detail` its
  * last value); `Hook`: a pod hook (`object` the pod, `detail` the hook's state and its last output);
- * `Fleet`: a fleet member's release waiting for its fleet's permit (`object` fleet/<name>).
+ * `Fleet`: a fleet member's release waiting for its fleet's permit (`object` fleet/<name>); `Traffic`:
+ * a step waiting on its router (`object` httproute/<name> or ingress/<name>, `detail` what it waits for).
  */
 export const CAUSE_KINDS = [
   'PodNotReady', 'PodUnschedulable', 'ReplicaFailure', 'Budget', 'PodsMoving', 'Handover',
   'Approval', 'TimedPause', 'Window', 'ScheduledStart', 'Gate', 'Hook', 'Paused', 'Failed',
   'Contract', 'WorkloadMissing', 'ClusterUnreachable', 'Deleting', 'WorkloadPaused', 'ManualDeletion', 'CannotProceed', 'Fleet',
+  'Traffic',
 ] as const;
 export type CauseKind = (typeof CAUSE_KINDS)[number];
 

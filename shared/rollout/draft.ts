@@ -4,9 +4,9 @@ import { EVENT, rolloutEvent, type EventType } from './events.ts';
 import type { Invocation } from './checkTypes.ts';
 import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadView } from './types.ts';
 
-/** A batch only someone else can move: the workload's own pause, the user's deletions (Manual OnDelete), a pod hook. */
+/** A batch only someone else can move: the workload's own pause, the user's deletions (Manual OnDelete), a pod hook, the router. */
 export interface Waiting {
-  kind: 'WorkloadPaused' | 'ManualDeletion' | 'Hook';
+  kind: 'WorkloadPaused' | 'ManualDeletion' | 'Hook' | 'Traffic';
   text: string;
   /** What it waits on when it is not the workload itself (the pod of a hook). */
   object?: string;

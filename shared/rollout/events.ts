@@ -48,6 +48,9 @@ export const EVENT = {
   ReleasePermitted: 'Release Permitted',
   PermitLapsed: 'Permit Lapsed',
   NothingToRelease: 'Nothing To Release',
+  /** Traffic routing (routing.ts): a step's weight or matches live at the router, or the user's routing back. */
+  TrafficShifted: 'Traffic Shifted',
+  TrafficRestored: 'Traffic Restored',
 } as const;
 export type EventType = (typeof EVENT)[keyof typeof EVENT];
 

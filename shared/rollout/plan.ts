@@ -9,6 +9,7 @@ import { degradedReason, explain } from './message.ts';
 import { recordStableImages, settlePermit } from './fleetGate.ts';
 import { followScale, progress } from './progression.ts';
 import { notYetRunnableProblems } from './notYetRunnable.ts';
+import { isRoutingAction, restoreRouting, trafficProblems } from './routing.ts';
 import { withCompleted } from './undo.ts';
 import { APPLIED_COMMAND_MEMORY } from './state.ts';
 import type { Command, PlanResult, ReleaseState, RolloutEvent, RolloutKey, RolloutSpec, WorkloadView } from './types.ts';
@@ -38,7 +39,7 @@ export function plan(
   // it is applied and replaces it, instead of waiting behind it forever with every other command (soak).
   const fixedByRelease = commands.some((c) => c.type === 'release' && !s.appliedCommandIds.includes(c.id));
   // A spec using Kruise fields no release can run yet (notYetRunnable.ts) is held the same way.
-  const problems = [...view.problems, ...notYetRunnableProblems(spec), ...(fixedByRelease ? [] : releaseProblems(s, view))];
+  const problems = [...view.problems, ...notYetRunnableProblems(spec), ...trafficProblems(d), ...(fixedByRelease ? [] : releaseProblems(s, view))];
   if (!view.exists || problems.length > 0) {
     // Outside us something broke the contract: touch nothing, keep commands until it is fixed.
     const why = degradedReason(spec, view, problems, now);
@@ -80,7 +81,8 @@ export function plan(
   // Whatever else holds the release still (paused, frozen by a failure, a template change this pass,
   // a closed window, a paused rollback), a Partition rollout follows the user's scale: nobody else
   // can (progression.ts). Not in a pass that puts a template back or hands the workload back.
-  if (!d.actions.some((a) => a.type === 'distribute' || a.type === 'release-hold' || a.type === 'restore-template')) followScale(d);
+  // Nor in one that changes the routing: the pods it would take away may still receive requests.
+  if (!d.actions.some((a) => a.type === 'distribute' || a.type === 'release-hold' || a.type === 'restore-template' || isRoutingAction(a))) followScale(d);
   // The next pass restarts the release on the new template: its watch event may be lost (soak: a cut
   // watch and a kill left a release on the replaced revision until the resync, 15 s later).
   if (changesTemplate) d.requeue(TEMPLATE_CHANGE_REQUEUE_SECONDS);
@@ -182,6 +184,8 @@ function planRemoval(d: Draft, commands: Command[]): PlanResult {
     d.emit(EVENT.Released, 'rollout deleted: handing the workload back to its native controller', del?.by ?? null);
     d.commandId = null;
   }
+  // The user's routing back before the workload: its canary pods go once it is handed back.
+  if (!restoreRouting(d, 'the rollout is deleted')) return finish(d);
   if (d.view.exists && (d.view.held || d.view.strategy !== null)) {
     d.actions.push({ type: 'release-hold' });
     d.requeue(HAND_BACK_REQUEUE_SECONDS);

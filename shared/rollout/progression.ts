@@ -10,6 +10,7 @@ import { blockerReason } from './message.ts';
 import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
+import { restoreRouting, routeBeforeMoves, routeStep } from './routing.ts';
 import { withCompleted } from './undo.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
@@ -22,11 +23,20 @@ const HANDOVER_REQUEUE_SECONDS = 2;
 
 export function progress(d: Draft): void {
   const rel = d.release;
-  if (!rel) return;
+  // Routing of ours left on the router with no release running (a lost STATE): the user's back.
+  if (!rel) {
+    restoreRouting(d, 'no release is running');
+    return;
+  }
   if (!rel.finalizing) {
     progressSteps(d, rel);
     if (!rel.finalizing) return;
   }
+  // The last moves take pods away: the router goes back to the user's routing first. A release's
+  // also replace the stable pods, so the Services are restored before them (the stable Service must
+  // select the new pods); a rollback's or an undo's remove only pods the narrowed stable Service
+  // never selected, so its Services are restored once they are gone (finalize).
+  if (!restoreRouting(d, finishingWhy(rel), rel.kind === 'release')) return;
   finalize(d, rel);
 }
 
@@ -77,6 +87,8 @@ function progressSteps(d: Draft, rel: Release): void {
       return;
     }
     if (rel.stepState === 'Upgrading' || rel.stepState === 'Verifying') {
+      // The router first: the user's routing back, or the stable Service narrowed (routing.ts).
+      if (!routeBeforeMoves(d, rel, step.traffic)) return;
       // postUpdate as soon as a pod is Ready on the new revision: the next pod's preUpdate may wait for it.
       const postDone = postUpdatesDone(d, rel);
       if (d.release !== rel) return;
@@ -99,10 +111,19 @@ function progressSteps(d: Draft, rel: Release): void {
       }
       rel.stepReadyAt = now.toISOString();
       d.emit(EVENT.BatchReady, `step ${rel.stepIndex + 1}: ${desired} of ${total} pods on the new revision and available`);
-      if (gates.length > 0) startAnalysis(d, rel, gates);
+      if (step.traffic && d.view.traffic) rel.stepState = 'TrafficRouting';
+      else if (gates.length > 0) startAnalysis(d, rel, gates);
       else pauseOrReady(d, rel, step.pause.type);
     } else {
       pushDistribute(d, rel, desired, total);
+    }
+    if (rel.stepState === 'TrafficRouting') {
+      // Only now, the batch Available: the weight never reaches pods that are not (routing.ts).
+      if (step.traffic && !routeStep(d, rel, step.traffic)) return;
+      // The step's gates and its timed pause count from the traffic being live (Kruise).
+      rel.stepReadyAt = d.now.toISOString();
+      if (gates.length > 0) startAnalysis(d, rel, gates);
+      else pauseOrReady(d, rel, step.pause.type);
     }
     if (rel.stepState === 'Analyzing') {
       const verdict = analyze(d, rel, gates);
@@ -287,6 +308,8 @@ function finalize(d: Draft, rel: Release): void {
     d.requeue(HANDOVER_REQUEUE_SECONDS);
     return;
   }
+  // Every pod on the target: the Services back as the user had them before the workload is (routing.ts).
+  if (!restoreRouting(d, finishingWhy(rel))) return;
   if (view.held && !view.nativeComplete) {
     // Let the native controller take the finished revision as its own and record completion.
     d.actions.push({ type: 'release-hold' });
@@ -299,6 +322,10 @@ function finalize(d: Draft, rel: Release): void {
   }
   d.actions.push({ type: 'hold' });
   complete(d, rel);
+}
+
+function finishingWhy(rel: Release): string {
+  return rel.kind === 'release' ? 'the release is finishing' : `${rel.kind} to revision ${rel.targetRevision}`;
 }
 
 function complete(d: Draft, rel: Release): void {

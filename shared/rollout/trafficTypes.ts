@@ -81,3 +81,48 @@ export interface PodTemplateMetadataPatch {
   labels: Record<string, string>;
   annotations: Record<string, string>;
 }
+
+/**
+ * What the reconcile read of the router and the two Services, as the planner needs it (absent from
+ * the view without trafficRoutings). Level-based: everything here is read from the objects
+ * themselves, so a pass after a crash or a lost STATE sees the same.
+ */
+export interface TrafficView {
+  /** The router object, for reasons: "httproute/web", "ingress/web". */
+  router: string;
+  /** The pod label the Services tell revisions apart by (pod-template-hash for a Deployment). */
+  revisionLabel: string;
+  /** That label's value per revision id, for the revisions whose pods are known to carry one. */
+  revisionValues: Record<string, string>;
+  /** trafficKey() of each routing the router already carries with nothing left to write (of null and the steps'). */
+  converged: string[];
+  /** trafficKey() → why that routing is written but not live yet (a Gateway that has not accepted it). */
+  pending: Record<string, string>;
+  /** The label value our narrowing put on the stable Service's selector; null when it carries none of ours. */
+  stableNarrowedTo: string | null;
+  /** The label value the `<service>-canary` Service (ours) selects; null when there is none. */
+  canarySelects: string | null;
+  /** Why the router or the Services cannot carry the routing, naming the object; null when they can. */
+  problem: string | null;
+}
+
+/** A canonical name of what a step asks of the router; 'original' for the user's own routing. */
+export function trafficKey(traffic: StepTraffic | null): string {
+  return traffic === null ? 'original' : JSON.stringify(traffic);
+}
+
+/** For people: "10%", "matches x-canary=yes", "the original routing". */
+export function describeTraffic(traffic: StepTraffic | null): string {
+  if (traffic === null) return 'the original routing';
+  const parts: string[] = [];
+  if (traffic.weight !== null) parts.push(`${traffic.weight}%`);
+  if (traffic.matches.length > 0) {
+    const one = (m: RouteMatch): string => [
+      ...(m.path ? [`path ${m.path.value}`] : []),
+      ...m.headers.map((h) => `${h.name}${h.type === 'Exact' ? '=' : '~'}${h.value}`),
+      ...m.queryParams.map((q) => `?${q.name}${q.type === 'Exact' ? '=' : '~'}${q.value}`),
+    ].join(' and ');
+    parts.push(`matches ${traffic.matches.map(one).join(' or ')}`);
+  }
+  return parts.join(', ');
+}

@@ -2,7 +2,7 @@
 import type { Blocker, Cause } from './cause.ts';
 import type { Gate, GateRun, HookRecord, Invocation, Lifecycle } from './checkTypes.ts';
 
-import type { PodTemplateMetadataPatch, RollingStyle, StepTraffic, TrafficRouting } from './trafficTypes.ts';
+import type { PodTemplateMetadataPatch, RollingStyle, StepTraffic, TrafficRouting, TrafficView } from './trafficTypes.ts';
 import type { WorkloadKind } from './workloadKinds.ts';
 import type { DeploymentStrategy } from './workloadType.ts';
 
@@ -146,9 +146,10 @@ export type Phase = (typeof PHASES)[number];
 
 /**
  * Kruise step states, in order: Upgrading → Verifying → StepPaused → StepReady → next step; a step
- * with gates is Analyzing between Verifying and its pause.
+ * with gates is Analyzing between Verifying and its pause; a step with traffic is TrafficRouting
+ * between Verifying and its gates, once its batch is Available (shared/rollout/routing.ts).
  */
-export const STEP_STATES = ['Upgrading', 'Verifying', 'Analyzing', 'StepPaused', 'StepReady'] as const;
+export const STEP_STATES = ['Upgrading', 'Verifying', 'TrafficRouting', 'Analyzing', 'StepPaused', 'StepReady'] as const;
 export type StepState = (typeof STEP_STATES)[number];
 
 /** Why pods are moving: a forward release, a return to stable (abort/failure), or an undo. */
@@ -248,6 +249,11 @@ export interface ReleaseState {
   refusal?: string | null;
   /** A fleet member: the last permit it consumed and what came of it; absent/null = none. */
   permit?: PermitRecord | null;
+  /**
+   * The last routing we asked the router for (trafficKey) and when: the grace period counts from
+   * there (Kruise's LastUpdateTime). Absent/null = none asked; a lost one is taken as "now" (a longer wait, never a shorter one).
+   */
+  traffic?: { key: string; since: string } | null;
   /** The images of the stable revision, when known (recorded at adoption and at each completion). */
   stableImages?: Record<string, string> | null;
   /**
@@ -384,6 +390,8 @@ export interface WorkloadView {
    * [] when nothing blocks or the driver names none. The planner composes the reason from them.
    */
   blockers?: Blocker[];
+  /** The router and the Services, read only for a Rollout with trafficRoutings (trafficTypes.ts); absent otherwise. */
+  traffic?: TrafficView;
   /**
    * The workload's live pods one by one (shared/workloads/common/podViews.ts), added by the
    * reconcile only when the Rollout has hooks or a podUpdateTimeout; absent otherwise.
@@ -432,6 +440,15 @@ export type Action =
    * Deployment's pod-deletion-cost); drivers whose order is fixed (ordinals) ignore it.
    */
   | { type: 'replace-first'; pods: string[] }
+  /**
+   * Traffic routing (shared/rollout/routing.ts, applied by shared/reconcile/traffic.ts): narrow the
+   * stable Service to the stable pods and, with `canary`, point the `-canary` Service at the canary pods.
+   */
+  | { type: 'set-services'; label: string; stable: string; canary: string | null }
+  /** Bring the router to a step's traffic, or with null back to the user's own routing. */
+  | { type: 'set-traffic'; traffic: StepTraffic | null; reason: string }
+  /** The stable Service's selector back exactly as it was, the canary Service deleted. */
+  | { type: 'restore-services' }
   | {
     type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean;
     /** An OnDelete workload: whether the driver deletes the old pods (Automatic, also when absent) or the user does (Manual). */

@@ -18,6 +18,7 @@ export const GENERATED_WORKLOAD_TYPES = Object.freeze({
     percentKeepsOldPod: true,
     blueGreen: true,
     canaryWorkload: true,
+    routesTraffic: true,
   },
   StatefulSet: {
     apiVersion: 'apps/v1',
@@ -32,6 +33,7 @@ export const GENERATED_WORKLOAD_TYPES = Object.freeze({
     percentKeepsOldPod: false,
     blueGreen: false,
     canaryWorkload: false,
+    routesTraffic: false,
   },
   DaemonSet: {
     apiVersion: 'apps/v1',
@@ -43,6 +45,7 @@ export const GENERATED_WORKLOAD_TYPES = Object.freeze({
     percentKeepsOldPod: false,
     blueGreen: false,
     canaryWorkload: false,
+    routesTraffic: false,
     preUpdate: {
       when: 'always',
     },
@@ -61,6 +64,7 @@ export const GENERATED_WORKLOAD_TYPES = Object.freeze({
     percentKeepsOldPod: false,
     blueGreen: true,
     canaryWorkload: false,
+    routesTraffic: false,
   },
   AdvancedStatefulSet: {
     apiVersion: 'apps.kruise.io/v1beta1',
@@ -75,6 +79,7 @@ export const GENERATED_WORKLOAD_TYPES = Object.freeze({
     percentKeepsOldPod: false,
     blueGreen: false,
     canaryWorkload: false,
+    routesTraffic: false,
   },
   AdvancedDaemonSet: {
     apiVersion: 'apps.kruise.io/v1alpha1',
@@ -86,6 +91,7 @@ export const GENERATED_WORKLOAD_TYPES = Object.freeze({
     percentKeepsOldPod: false,
     blueGreen: false,
     canaryWorkload: false,
+    routesTraffic: false,
     preUpdate: {
       when: 'never',
       why: 'is not supported for a AdvancedDaemonSet: its controller chooses which pods a batch updates, so the hook could run on another pod; use OpenKruise\'s own lifecycle.preUpdate hook on the workload (postUpdate works)',

@@ -51,4 +51,9 @@ export interface WorkloadType {
   readonly blueGreen: boolean;
   /** Kruise's IsRealPartition: enableExtraWorkloadForCanary makes a canary workload of this kind. */
   readonly canaryWorkload: boolean;
+  /**
+   * A release of the kind can route traffic (docs/traffic.md): its revisions carry a pod label the
+   * traffic Services select on (the driver's revisionLabel, which it then declares).
+   */
+  readonly routesTraffic: boolean;
 }

@@ -90,9 +90,12 @@ export function isOurs(obj: KubeObject | null): boolean {
   return obj?.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY;
 }
 
+/** What a canary Service's (and a canary Ingress's) name adds to the stable one's. */
+export const CANARY_SUFFIX = '-canary';
+
 /** The stable Service's `-canary` twin (Kruise's getCanaryServiceName). */
 export function canaryServiceName(routing: TrafficRouting): string {
-  return `${routing.service}-canary`;
+  return `${routing.service}${CANARY_SUFFIX}`;
 }
 
 export function refOf(obj: KubeObject, namespace: string): ObjectRef {

@@ -1,7 +1,9 @@
 // The watch-proxy: Kubernetes watches → coalesced "Workload Changed" notices. For every namespace
 // that has rollouts (per cluster), it watches what the drivers of those rollouts' kinds declare
-// (WorkloadDriver.watches, through watchTargets), maps each event to the rollouts managing
-// the workload, coalesces per key over a short window and hands the keys to the sink. The same code
+// (WorkloadDriver.watches, through watchTargets), and where a rollout routes traffic, its provider's
+// router and the Services (ROUTING_WATCHES: a GitOps sync that resets our weights or the Services'
+// narrowing brings the rollout back at once); it maps each event to the rollouts managing
+// the workload or routing through the object, coalesces per key over a short window and hands the keys to the sink. The same code
 // runs as a Lambda on an overlapping schedule (`until` = the invocation's end minus a margin) and
 // as a long-running container or in local mode (`until` null, stopped by a signal).
 // Each start (and each relist after 410 Gone) replays every object as ADDED, so every managed key
@@ -13,6 +15,7 @@
 // does after an apply); deployed, the API's enqueue covers the time until the next refresh.
 import type { Clock, StateStore } from '../ports.ts';
 import type { WorkloadKind } from '../rollout/types.ts';
+import { ROUTING_WATCHES, type RoutingWatch } from '../traffic/registry.ts';
 import type { WorkloadDriver } from '../workloads/driver.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import { RolloutCatalog } from './catalog.ts';
@@ -59,6 +62,8 @@ export interface WatchProxyOptions {
   replayOnStart?: boolean;
   /** Whose watch declarations to follow (default: the registry's drivers). */
   drivers?: Readonly<Partial<Record<WorkloadKind, WorkloadDriver>>>;
+  /** The routings' watches (default: the traffic providers' and the Services', ROUTING_WATCHES). */
+  routingWatches?: readonly RoutingWatch[];
   /** Server-side timeout of each watch request (default 300 s); the watch resumes after it. */
   watchTimeoutSeconds?: number;
   backoff?: { initialMs: number; maxMs: number };
@@ -110,13 +115,16 @@ export async function runWatchProxy(opts: WatchProxyOptions): Promise<WatchProxy
   const stop = stopSignal(opts, clock, timers);
   let refreshErrors = 0;
 
-  const targets = watchTargets(opts.drivers ?? WORKLOAD_DRIVERS);
+  const targets = watchTargets(opts.drivers ?? WORKLOAD_DRIVERS, opts.routingWatches ?? ROUTING_WATCHES);
   const syncWatches = (): void => {
     const wanted = new Set<string>();
     for (const target of targets) {
       const namespaces = new Map<string, { cluster: string; namespace: string }>();
       for (const { workloadKind } of target.consumers) {
         for (const ns of catalog.namespaces(workloadKind)) namespaces.set(`${ns.cluster}\n${ns.namespace}`, ns);
+      }
+      for (const { subject } of target.routings) {
+        for (const ns of catalog.routedNamespaces(subject)) namespaces.set(`${ns.cluster}\n${ns.namespace}`, ns);
       }
       for (const { cluster, namespace } of namespaces.values()) {
         const id = `${cluster}\n${namespace}\n${target.id}`;

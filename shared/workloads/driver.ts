@@ -160,6 +160,12 @@ export interface WorkloadDriver<K extends WorkloadKind = WorkloadKind> {
   handBackSummary?(workload: KubeObject): string[];
   /** The kind of object that holds each revision (ReplicaSet, ControllerRevision). */
   readonly revisionHolder: string;
+  /**
+   * The pod label whose value tells this kind's revisions apart, read from each revision's holder
+   * (a ReplicaSet's pod-template-hash): what the traffic Services select on (shared/traffic/services.ts).
+   * Absent: releases of this kind cannot route traffic yet.
+   */
+  readonly revisionLabel?: string;
   /** Revisions (newest first) with their holder and pods; pods are those of the observation. */
   revisionMembers(obs: Observation): RevisionMembers[];
 }

@@ -1,5 +1,5 @@
 // The Kubernetes RBAC the product needs in a managed cluster: exactly the union of what the
-// registry's drivers declare (WorkloadDriver.rbac), one rule per resource. infra/k8s/rollouts-rbac.yaml
+// registry's drivers declare (WorkloadDriver.rbac) and the traffic providers (shared/traffic/rbac.ts), one rule per resource. infra/k8s/rollouts-rbac.yaml
 // is the documented manifest operators apply; test/unit/workloads/rbac.test.ts proves it grants
 // this and nothing else, and every integration test runs as the user that manifest binds.
 import type { KubeVerb, ResourceAccess, WorkloadDriver } from './driver.ts';
@@ -15,9 +15,13 @@ export interface RequiredRbac {
 
 const VERB_ORDER: readonly KubeVerb[] = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
 
-export function requiredRbac(drivers: readonly WorkloadDriver[]): RequiredRbac {
+/**
+ * `others`: grants of units beside the drivers, in the drivers' shape: the traffic providers and the
+ * Services they route between (shared/traffic/rbac.ts adds them; the whole product's role is that).
+ */
+export function requiredRbac(drivers: readonly WorkloadDriver[], others: readonly { reconcile: readonly ResourceAccess[] }[] = []): RequiredRbac {
   return {
-    reconcile: union(drivers.flatMap((d) => d.rbac.reconcile)),
+    reconcile: union([...drivers.flatMap((d) => d.rbac.reconcile), ...others.flatMap((o) => o.reconcile)]),
     view: union(drivers.flatMap((d) => d.rbac.view)),
     hooks: union(drivers.flatMap((d) => d.rbac.hooks ?? [])),
   };

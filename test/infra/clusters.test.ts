@@ -7,6 +7,7 @@ import { DeployParameterError } from '../../infra/parameters.ts';
 import { statementsOf } from './grants.ts';
 import { FULL_CONTEXT, logicalId, resources, synth } from '../../infra/synth.ts';
 import { watchTargets } from '../../shared/watch/mapping.ts';
+import { ROUTING_WATCHES } from '../../shared/traffic/registry.ts';
 import { requiredRbac } from '../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments, type RbacRule } from '../support/rbacManifest.ts';
@@ -63,9 +64,9 @@ describe('EKS access entries', () => {
     assert.ok(granted.every((g) => / (get|list)$/.test(g)), granted.join(', '));
   });
 
-  it('lets the product\'s group list and watch every resource a workload driver declares it watches', () => {
+  it('lets the product\'s group list and watch every resource a workload driver or a traffic routing declares it watches', () => {
     const role = clusterRole(KUBERNETES_GROUP);
-    for (const target of watchTargets(WORKLOAD_DRIVERS)) {
+    for (const target of watchTargets(WORKLOAD_DRIVERS, ROUTING_WATCHES)) {
       const group = target.apiVersion.includes('/') ? target.apiVersion.split('/')[0] : '';
       const verbs = new Set(role.rules.filter((r: RbacRule) => r.apiGroups.includes(group as string) && r.resources.includes(target.resource)).flatMap((r: RbacRule) => r.verbs));
       assert.ok(verbs.has('list') && verbs.has('watch'), `${target.id}: list and watch needed, granted ${[...verbs].join(',') || 'nothing'}`);

@@ -13,7 +13,7 @@ import type { StepTraffic, TrafficRouting } from '../../shared/rollout/trafficTy
 import { HTTP_ROUTE, gatewayProvider, routePending } from '../../shared/traffic/gateway/httpRoute.ts';
 import { SERVICES_RBAC } from '../../shared/traffic/registry.ts';
 import { canaryServiceWrites, narrowStableServiceWrites, removeCanaryServiceWrites, restoreStableServiceWrites, type RevisionSelector } from '../../shared/traffic/services.ts';
-import { REVISION_LABEL, servePods, type PodResponders } from '../support/dataplane/podResponders.ts';
+import { DATA_PLANE_RANGES, REVISION_LABEL, servePods, type PodResponders } from '../support/dataplane/podResponders.ts';
 import { sendRequests, sharePercent, type LoadResult } from '../support/dataplane/load.ts';
 import { TRAEFIK_USER, startTraefik, type TraefikProxy } from '../support/dataplane/traefik.ts';
 import { mergePatch, startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
@@ -81,7 +81,7 @@ describe('the data plane: Traefik routes real requests to kwok pods by weight an
   }
 
   before(async () => {
-    cluster = await startTestCluster({ extraUsers: [TRAEFIK_USER, PROVIDER_USER], nodes: 3 });
+    cluster = await startTestCluster({ extraUsers: [TRAEFIK_USER, PROVIDER_USER], nodes: 3, podCidr: DATA_PLANE_RANGES['dataplane.smoke'] });
     namespace = await cluster.createNamespace('dataplane');
     await grantClusterRole(cluster.admin, {
       name: PROVIDER_USER.name, user: PROVIDER_USER.name,

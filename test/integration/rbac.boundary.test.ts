@@ -8,8 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { KUBERNETES_GROUP, namespaceBindingCommands } from '../../infra/constructs/ClusterAccess.ts';
-import { requiredRbac } from '../../shared/workloads/rbac.ts';
-import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
+import { productRbac } from '../../shared/traffic/rbac.ts';
 import { Engine, type Scenario } from '../../bench/testbed/engine.ts';
 import { grantsOfAccess } from '../support/rbacManifest.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
@@ -50,7 +49,7 @@ describe('the product\'s Kubernetes user holds exactly the documented role', () 
   });
 
   test('the apiserver grants it the union of the drivers\' declarations, and nothing more', async () => {
-    assert.deepEqual(await grantedIn(namespace), grantsOfAccess(requiredRbac(Object.values(WORKLOAD_DRIVERS)).reconcile));
+    assert.deepEqual(await grantedIn(namespace), grantsOfAccess(productRbac().reconcile));
   });
 
   test('it may do its job: observe, hold and pace a Deployment (so the refusals below are the role at work)', async () => {
@@ -120,7 +119,7 @@ describe('with namespaces configured, nothing outside them', () => {
   });
 
   test('inside the granted namespace it holds the whole role; outside it, nothing', async () => {
-    assert.deepEqual(await grantedIn(granted), grantsOfAccess(requiredRbac(Object.values(WORKLOAD_DRIVERS)).reconcile));
+    assert.deepEqual(await grantedIn(granted), grantsOfAccess(productRbac().reconcile));
     assert.deepEqual(await grantedIn(other), []);
   });
 

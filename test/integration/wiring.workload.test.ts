@@ -21,13 +21,12 @@ import { startDynalite, type DynaliteHarness } from '../../bench/testbed/dynalit
 import { testObservability } from '../support/fakes/observability.ts';
 import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
-import { requiredRbac } from '../../shared/workloads/rbac.ts';
-import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
+import { productRbac } from '../../shared/traffic/rbac.ts';
 
 const CLUSTER = 'local';
 const VIEW_USER = 'rollouts-api';
 const caller: Caller = { accessKeyId: 'AKIDWORKLOADTEST', secretAccessKey: 'workload-test-secret', userArn: 'arn:aws:iam::123456789012:user/release-bot' };
-const RBAC = requiredRbac(Object.values(WORKLOAD_DRIVERS));
+const RBAC = productRbac();
 /** Everything the write role (serverless-rollouts) may do, as [apiGroup, resource, subresource, verb]. */
 const WRITE_ROLE_VERBS: [string, string, string, string][] = RBAC.reconcile.flatMap((a) => a.verbs.map((v): [string, string, string, string] => [a.apiGroup, a.resource, '', v]));
 /** What the read-only role may do of those. */

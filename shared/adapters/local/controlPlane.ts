@@ -84,6 +84,12 @@ export interface ControlPlaneOptions {
    * infra/k8s/rollouts-rbac.yaml. Their tokens are in `extraTokens`. Default none.
    */
   extraUsers?: readonly ExtraTokenUser[];
+  /**
+   * The kwok pods' IP range: POD_CIDR (default) or one /24 of it. Test files that serve pods on their
+   * IPs (test/support/dataplane/) each take their own /24, so two of them running at once (npm test
+   * runs files two at a time) never hand out the same address: kwok starts every range at its first.
+   */
+  podCidr?: string;
 }
 
 export interface ControlPlane {
@@ -138,6 +144,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const log = opts.log ?? (() => undefined);
   const nodeCount = nonNegativeInteger('nodes', opts.nodes ?? DEFAULT_NODES);
   const podReadyDelayMs = nonNegativeInteger('podReadyDelayMs', opts.podReadyDelayMs ?? DEFAULT_POD_READY_DELAY_MS);
+  const podCidr = podRange(opts.podCidr ?? POD_CIDR);
   const assets = locateAssets();
   const started = performance.now();
   const since = (): string => `${Math.round(performance.now() - started)} ms`;
@@ -194,7 +201,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(opts.auditLog ? { audit: auditFiles(dataDir) } : {}),
     };
     if (files.audit) writeAuditPolicy(files.audit.policyFile, opts.auditRules);
-    writeKwokConfig(files.kwokConfig, { stagesDir: assets.stagesDir, podReadyDelayMs, cidr: POD_CIDR, nodeIP: NODE_IP });
+    writeKwokConfig(files.kwokConfig, { stagesDir: assets.stagesDir, podReadyDelayMs, cidr: podCidr, nodeIP: NODE_IP });
     const execWorkDir = path.join(dataDir, 'exec');
     writeKwokExtraConfig(files.kwokExtraConfig, execWorkDir);
     const spawnDaemon: Parameters<typeof startKruise>[0]['start'] = (name, binary, args, options) => {
@@ -294,6 +301,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     cancelDataDirCleanup();
     throw error;
   }
+}
+
+/** POD_CIDR itself or one /24 of it: the only addresses the test bed makes local to this host. */
+function podRange(cidr: string): string {
+  const prefix = POD_CIDR.split('.').slice(0, 2).join('.');
+  const third = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d{1,3})\\.0/24$`).exec(cidr)?.[1];
+  if (cidr === POD_CIDR || (third !== undefined && Number(third) <= 255)) return cidr;
+  throw new ConfigError(`podCidr must be ${POD_CIDR} or a /24 of it (${prefix}.<0-255>.0/24), got ${cidr}`);
 }
 
 function nonNegativeInteger(name: string, value: number): number {

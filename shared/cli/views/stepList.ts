@@ -3,6 +3,7 @@
 import { stepTarget } from '../../rollout/arithmetic.ts';
 import { stepPauseLabel } from '../../rollout/spec.ts';
 import type { ReleaseState, RolloutSpec } from '../../rollout/types.ts';
+import { describeTraffic } from '../../rollout/trafficTypes.ts';
 import { formatTable } from '../table.ts';
 import { ICON } from '../../client/symbols.ts';
 import { stepStatus } from '../../client/progress.ts';
@@ -32,6 +33,8 @@ export function renderSteps(spec: RolloutSpec, state: ReleaseState, replicas: nu
     // The pods step i asks of the new revision, as the planner counts them (never fewer than an earlier step's).
     const pods = replicas === null ? '' : `${stepTarget(spec, i, replicas)}/${replicas}`;
     const pause = step.pause.type === 'none' ? '' : `pause: ${stepPauseLabel(step.pause)}`;
+    // A routed Rollout shows what each step sends to the canary (none: the user's own routing).
+    if (spec.trafficRouting) return [mark, `${i + 1}.`, `replicas: ${step.replicas}`, pods, `traffic: ${step.traffic ? describeTraffic(step.traffic) : 'original'}`, pause, note];
     return [mark, `${i + 1}.`, `replicas: ${step.replicas}`, pods, pause, note];
   });
   const lines = formatTable(rows).split('\n').map((l) => `  ${l}`.trimEnd());

@@ -18,4 +18,5 @@ export const CLONESET_TYPE = {
   percentKeepsOldPod: false,
   blueGreen: true,
   canaryWorkload: false,
+  routesTraffic: false,
 } as const satisfies WorkloadType;

@@ -11,6 +11,7 @@ const NODE_SET = {
   percentKeepsOldPod: false,
   blueGreen: false,
   canaryWorkload: false,
+  routesTraffic: false,
 } as const;
 
 /** We pick the pods of each batch ourselves (OnDelete), so a preUpdate runs on the very pod replaced. */

@@ -11,7 +11,7 @@ import { num, selectorString, spec, status, templateOf } from '../common/objects
 import { inTakeover, userStrategy } from './deploymentObjects.ts';
 import { describeOriginals, readOriginals } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
-import { revisionId } from './revision.ts';
+import { POD_TEMPLATE_HASH, revisionId } from './revision.ts';
 import { deploymentView, ownedReplicaSets, strategyInFlight } from './view.ts';
 import { deploymentWrites } from './writes.ts';
 import { deploymentWatches } from './watches.ts';
@@ -139,6 +139,7 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   },
   revisionHolder: 'ReplicaSet',
   revisionMembers,
+  revisionLabel: POD_TEMPLATE_HASH,
   observe,
   podTemplate: templateOf,
   templateChange: templateChangeWrite,

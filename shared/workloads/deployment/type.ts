@@ -19,4 +19,6 @@ export const DEPLOYMENT_TYPE = {
   percentKeepsOldPod: true,
   blueGreen: true,
   canaryWorkload: true,
+  // Its ReplicaSets' pod-template-hash tells the revisions apart (the driver's revisionLabel).
+  routesTraffic: true,
 } as const satisfies WorkloadType;

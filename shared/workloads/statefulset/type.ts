@@ -13,6 +13,7 @@ const ORDERED_SET = {
   percentKeepsOldPod: false,
   blueGreen: false,
   canaryWorkload: false,
+  routesTraffic: false,
 } as const;
 
 export const STATEFULSET_TYPE = { apiVersion: 'apps/v1', kind: 'StatefulSet', ...ORDERED_SET } as const satisfies WorkloadType;

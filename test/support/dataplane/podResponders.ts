@@ -79,6 +79,16 @@ function close(responder: Responder): Promise<void> {
 }
 
 /**
+ * The pod IP range of each test file that serves pods on their IPs (ControlPlaneOptions.podCidr): one
+ * /24 of POD_CIDR each, so that two of them running at once (npm test runs files two at a time) never
+ * share an address. A new data-plane file takes the next one.
+ */
+export const DATA_PLANE_RANGES = {
+  'dataplane.smoke': '198.18.1.0/24',
+  'traffic.release': '198.18.2.0/24',
+} as const;
+
+/**
  * Whether this host accepts connections on the pods' range; else a ConfigError with the command that
  * makes it so (.ci/run runs it).
  */

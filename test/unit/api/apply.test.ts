@@ -100,17 +100,35 @@ describe('apply', () => {
     await assertNothingChanged(a);
   });
 
-  test('a valid Kruise Rollout with traffic routing is refused until a release can run it, naming the field, and changes nothing', async () => {
+  test('a Kruise Rollout with traffic routing on a Deployment is accepted; on another kind it is refused until a release can run it, naming the field', async () => {
     const a = api();
     const doc = rolloutDoc({ steps: [{ replicas: 1, traffic: '10%' }, { replicas: '100%' }] });
     Object.assign((doc.spec as { strategy: { canary: Record<string, unknown> } }).strategy.canary, { trafficRoutings: [{ service: 'web', gateway: { httpRouteName: 'web' } }] });
     const res = await a.call('PUT', PATH, doc);
-    assert.equal(res.status, 422);
-    assert.deepEqual((res.json.error as { issues: unknown }).issues, [{
+    assert.equal(res.status, 201);
+    assert.deepEqual((res.json.spec as RolloutSpec).trafficRouting, { service: 'web', gracePeriodSeconds: 3, provider: { type: 'gateway', httpRouteName: 'web' } });
+
+    const other = api({ supportedKinds: ['Deployment', 'StatefulSet'] });
+    const cloneSet = rolloutDoc({ kind: 'StatefulSet', steps: [{ replicas: 1, traffic: '10%' }, { replicas: '100%' }] });
+    Object.assign((cloneSet.spec as { strategy: { canary: Record<string, unknown> } }).strategy.canary, { trafficRoutings: [{ service: 'web', gateway: { httpRouteName: 'web' } }] });
+    const refused = await other.call('PUT', PATH, cloneSet);
+    assert.equal(refused.status, 422);
+    assert.deepEqual((refused.json.error as { issues: unknown }).issues, [{
       path: 'spec.strategy.canary.trafficRoutings',
-      reason: 'is valid, but serverless-rollouts cannot run it yet (docs/traffic.md): traffic routing through HTTPRoute web',
+      reason: 'is valid, but serverless-rollouts cannot run it yet (docs/traffic.md): traffic routing through HTTPRoute web for a StatefulSet (a Deployment\'s release can)',
     }]);
-    await assertNothingChanged(a);
+    await assertNothingChanged(other);
+  });
+
+  test('the traffic routing cannot change while a release is in progress', async () => {
+    const a = api();
+    await seedRollout(a);
+    await seedState(a, awaitingApproval());
+    const doc = rolloutDoc({ steps: [{ replicas: 1, traffic: '10%' }, { replicas: '50%' }, { replicas: '100%' }] });
+    Object.assign((doc.spec as { strategy: { canary: Record<string, unknown> } }).strategy.canary, { trafficRoutings: [{ service: 'web', gateway: { httpRouteName: 'web' } }] });
+    const res = await a.call('PUT', PATH, doc);
+    assert.equal(res.status, 422);
+    assert.deepEqual((res.json.error as { issues: unknown }).issues, [{ path: 'spec.strategy.canary.trafficRoutings', reason: 'cannot change while a release is in progress (abort it or wait until it ends)' }]);
   });
 
   test('a router that cannot do what a step asks is refused on its field (ingress-nginx matches one header)', async () => {
@@ -119,7 +137,7 @@ describe('apply', () => {
     Object.assign((doc.spec as { strategy: { canary: Record<string, unknown> } }).strategy.canary, { trafficRoutings: [{ service: 'web', ingress: { name: 'web' } }] });
     const res = await a.call('PUT', PATH, doc);
     assert.equal(res.status, 422);
-    assert.deepEqual((res.json.error as { issues: { path: string }[] }).issues.map((i) => i.path), ['spec.strategy.canary.trafficRoutings', 'spec.strategy.canary.steps[0].matches[0].headers']);
+    assert.deepEqual((res.json.error as { issues: { path: string }[] }).issues.map((i) => i.path), ['spec.strategy.canary.steps[0].matches[0].headers']);
     await assertNothingChanged(a);
   });
 

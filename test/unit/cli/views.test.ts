@@ -95,6 +95,20 @@ NAME                        KIND        STATUS         AGE   INFO
     assert.match(text, /\(no revision tree: no cluster access\)\n$/);
   });
 
+  test('a routed Rollout shows each step\'s traffic, and a step waiting on its router names it', () => {
+    const doc = structuredClone(DOC);
+    doc.spec.strategy.canary = {
+      steps: [{ replicas: 1, traffic: '10%', pause: {} }, { replicas: '50%', matches: [{ headers: [{ name: 'x-canary', value: 'yes' }] }], pause: { duration: 60 } }, { replicas: '100%' }],
+      trafficRoutings: [{ service: 'web', gateway: { httpRouteName: 'web' } }],
+    } as never;
+    const waiting = 'step 1/3: httproute/web: waiting 3s (gracePeriodSeconds) for the change to reach the proxy';
+    const state = awaitingApproval({ phase: 'Progressing', message: waiting, release: release({ observedReplicas: 4, stepState: 'TrafficRouting' }) });
+    const text = renderRollout({ rollout: { ...rollout(state), spec: parseRollout(doc, { cluster: 'local' }), document: doc }, workload: null, workloadError: null, fetchedAt: NOW }, NOW);
+    assert.match(text, /^ {2}◌ {2}1\. {2}replicas: 1 {5}1\/4 {2}traffic: 10% {19}pause: approval {2}◀ httproute\/web: waiting 3s \(gracePeriodSeconds\) for the change to reach the proxy$/m);
+    assert.match(text, /^ {5}2\. {2}replicas: 50% {3}2\/4 {2}traffic: matches x-canary=yes {2}pause: 60s$/m);
+    assert.match(text, /^ {5}3\. {2}replicas: 100% {2}4\/4 {2}traffic: original$/m);
+  });
+
   test('Target names the ReplicaSet, or says there is none yet (Partition creates it with the first batch)', () => {
     const state = awaitingApproval({ release: release({ targetRevision: 'rev-c', stableRevision: 'rev-a' }) });
     const text = renderRollout({ rollout: rollout(state), workload: WORKLOAD, workloadError: null, fetchedAt: NOW }, NOW);

@@ -152,7 +152,9 @@ describe('parseRollout refuses bad traffic fields', () => {
 });
 
 describe('features no release can run yet', () => {
-  const routedSpec = parseRollout(routed([{ replicas: 1, traffic: '10%' }])(), ctx);
+  const deploymentSpec = parseRollout(routed([{ replicas: 1, traffic: '10%' }])(), ctx);
+  // Traffic routing runs in place on a Deployment (plan.traffic.test.ts); not yet for the other kinds.
+  const routedSpec = { ...deploymentSpec, workloadRef: { apiVersion: 'apps/v1', kind: 'StatefulSet' as const, name: 'web' } };
 
   test('are named, field by field, for the API to refuse when the Rollout is applied', () => {
     const canaryWorkload = parseRollout(routed([{ replicas: 1, traffic: '10%' }], nginxRouting, { enableExtraWorkloadForCanary: true, patchPodTemplateMetadata: { annotations: { a: 'b' } } })(), ctx);
@@ -161,14 +163,15 @@ describe('features no release can run yet', () => {
       'spec.strategy.canary.patchPodTemplateMetadata',
       'spec.strategy.canary.trafficRoutings',
     ]);
-    assert.match(notYetRunnable(routedSpec)[0]?.reason ?? '', /cannot run it yet.*traffic routing through HTTPRoute web-route/);
+    assert.match(notYetRunnable(routedSpec)[0]?.reason ?? '', /cannot run it yet.*traffic routing through HTTPRoute web-route for a StatefulSet/);
+    assert.deepEqual(notYetRunnable(deploymentSpec), [], 'a Deployment\'s release routes traffic in place');
     assert.deepEqual(notYetRunnable(parseRollout(blueGreen([{ replicas: '100%', traffic: '0%' }]), ctx)).map((i) => i.path), ['spec.strategy.blueGreen', 'spec.strategy.blueGreen.trafficRoutings']);
     assert.deepEqual(notYetRunnable(parseRollout(kruiseDoc(), ctx)), [], 'the partition subset runs as before');
   });
 
   test('hold a stored Rollout Degraded, naming the field, with no action on the workload', () => {
     const view: WorkloadView = {
-      kind: 'Deployment', exists: true, replicas: 3, templateRevision: 'r1',
+      kind: 'StatefulSet', exists: true, replicas: 3, templateRevision: 'r1',
       revisions: [{ id: 'r1', number: 1, images: { app: 'app:v1' }, desired: 3, current: 3, ready: 3, available: 3 }],
       held: false, observed: true, nativeComplete: true, maxSurge: 1, maxUnavailable: 0, problems: [], strategy: null,
       nextAvailableAt: null, toReplace: [], blocked: null,

@@ -7,6 +7,9 @@ import { RolloutCatalog } from '../../../shared/watch/catalog.ts';
 import { mapWatchEvent, watchPathOf, watchTargets } from '../../../shared/watch/mapping.ts';
 import type { WorkloadDriver } from '../../../shared/workloads/driver.ts';
 import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
+import { ROUTING_WATCHES } from '../../../shared/traffic/registry.ts';
+import { MANAGED_BY, MANAGED_BY_LABEL } from '../../../shared/traffic/provider.ts';
+import type { TrafficRouting } from '../../../shared/rollout/trafficTypes.ts';
 import { Meter } from '../../../shared/meter.ts';
 import { MemoryStateStore } from '../../support/fakes/memoryStateStore.ts';
 import { ManualClock, sampleDocument, sampleSpec } from '../../../bench/testbed/stateStoreFixtures.ts';
@@ -24,7 +27,7 @@ function replicaSet(name: string, owner: string | null, controller = true): Kube
   };
 }
 
-const lookup = { keysFor: (cluster: string, namespace: string, kind: string, name: string) => (cluster === 'prod' && namespace === 'shop' && name === 'web' && kind === 'Deployment' ? [web] : []) };
+const lookup = { keysFor: (cluster: string, namespace: string, kind: string, name: string) => (cluster === 'prod' && namespace === 'shop' && name === 'web' && kind === 'Deployment' ? [web] : []), keysForRouting: () => [] };
 const targets = watchTargets(WORKLOAD_DRIVERS);
 const target = (id: string) => {
   const t = targets.find((x) => x.id === id);
@@ -51,7 +54,7 @@ describe('watch event mapping', () => {
     }) as unknown as WorkloadDriver;
     const shared = watchTargets({ Deployment: pods('Deployment', 'web'), StatefulSet: pods('StatefulSet', 'db') });
     assert.equal(shared.length, 1);
-    const both = { keysFor: (_c: string, _n: string, kind: string, name: string) => [{ cluster: 'prod', namespace: 'shop', name: `${kind}:${name}` }] };
+    const both = { keysFor: (_c: string, _n: string, kind: string, name: string) => [{ cluster: 'prod', namespace: 'shop', name: `${kind}:${name}` }], keysForRouting: () => [] };
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'db-0', labels: { owner: 'db' } } } as KubeObject;
     assert.deepEqual(mapWatchEvent(both, 'prod', 'shop', shared[0]!, 'MODIFIED', pod), { keys: [{ cluster: 'prod', namespace: 'shop', name: 'StatefulSet:db' }], reason: 'Pod db-0 MODIFIED' });
   });
@@ -66,7 +69,7 @@ describe('watch event mapping', () => {
 
   test('a StatefulSet maps to the rollout managing it (a StatefulSet of the same name as a managed Deployment does not)', () => {
     const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web', namespace: 'shop' } } as KubeObject;
-    const stsLookup = { keysFor: (_c: string, _n: string, kind: string, name: string) => (kind === 'StatefulSet' && name === 'db' ? [{ ...web, name: 'db' }] : []) };
+    const stsLookup = { keysFor: (_c: string, _n: string, kind: string, name: string) => (kind === 'StatefulSet' && name === 'db' ? [{ ...web, name: 'db' }] : []), keysForRouting: () => [] };
     assert.deepEqual(mapWatchEvent(stsLookup, 'prod', 'shop', target('apps/v1 statefulsets'), 'MODIFIED', { ...sts, metadata: { name: 'db' } }).keys, [{ ...web, name: 'db' }]);
     assert.deepEqual(mapWatchEvent(lookup, 'prod', 'shop', target('apps/v1 statefulsets'), 'MODIFIED', sts).keys, []);
   });
@@ -76,6 +79,40 @@ describe('watch event mapping', () => {
     assert.deepEqual(mapWatchEvent(lookup, 'prod', 'shop', target('apps/v1 replicasets'), 'ADDED', replicaSet('web-1', 'web', false)).keys, []);
     assert.deepEqual(mapWatchEvent(lookup, 'prod', 'shop', target('apps/v1 deployments'), 'MODIFIED', deployment('api')).keys, []);
     assert.deepEqual(mapWatchEvent(lookup, 'dev', 'shop', target('apps/v1 deployments'), 'MODIFIED', deployment('web')).keys, []);
+  });
+
+  test('the routings\' watches join the targets: the providers\' routers (nginx and ALB share the Ingress watch) and the Services', () => {
+    const all = watchTargets(WORKLOAD_DRIVERS, ROUTING_WATCHES);
+    assert.deepEqual(all.filter((t) => t.routings.length > 0).map((t) => [t.id, t.consumers.length, t.routings.map((r) => r.subject)]), [
+      ['gateway.networking.k8s.io/v1 httproutes', 0, ['gateway']],
+      ['networking.k8s.io/v1 ingresses', 0, ['nginx', 'aws-alb']],
+      ['v1 services', 0, ['service']],
+    ]);
+    assert.deepEqual(all.filter((t) => t.routings.length === 0).map((t) => t.id), targets.map((t) => t.id), 'the drivers\' targets unchanged');
+  });
+
+  test('a routing\'s object maps through routingOf to the rollouts whose trafficRoutings name it', () => {
+    const all = watchTargets(WORKLOAD_DRIVERS, ROUTING_WATCHES);
+    const of = (id: string) => all.find((t) => t.id === id)!;
+    // web routes through HTTPRoute web-route and Service web; shop-nginx through Ingress front (nginx) and Service front.
+    const nginxKey = { ...web, name: 'shop-nginx' };
+    const routed = {
+      keysFor: () => [],
+      keysForRouting: (_c: string, _n: string, subject: string, name: string) =>
+        (subject === 'gateway' && name === 'web-route') || (subject === 'service' && name === 'web') ? [web]
+          : (subject === 'nginx' && name === 'front') || (subject === 'service' && name === 'front') ? [nginxKey] : [],
+    };
+    const obj = (apiVersion: string, kind: string, name: string, ours = false): KubeObject =>
+      ({ apiVersion, kind, metadata: { name, namespace: 'shop', ...(ours ? { labels: { [MANAGED_BY_LABEL]: MANAGED_BY } } : {}) } });
+    const map = (id: string, o: KubeObject) => mapWatchEvent(routed, 'prod', 'shop', of(id), 'MODIFIED', o);
+    assert.deepEqual(map('gateway.networking.k8s.io/v1 httproutes', obj('gateway.networking.k8s.io/v1', 'HTTPRoute', 'web-route')), { keys: [web], reason: 'HTTPRoute web-route MODIFIED' });
+    assert.deepEqual(map('gateway.networking.k8s.io/v1 httproutes', obj('gateway.networking.k8s.io/v1', 'HTTPRoute', 'other')).keys, []);
+    assert.deepEqual(map('v1 services', obj('v1', 'Service', 'web')).keys, [web], 'the stable Service');
+    assert.deepEqual(map('v1 services', obj('v1', 'Service', 'web-canary', true)).keys, [web], 'our canary Service, by the stable one\'s name');
+    assert.deepEqual(map('v1 services', obj('v1', 'Service', 'web-canary')).keys, [], 'a web-canary that is not ours is no routing\'s');
+    assert.deepEqual(map('networking.k8s.io/v1 ingresses', obj('networking.k8s.io/v1', 'Ingress', 'front')).keys, [nginxKey]);
+    assert.deepEqual(map('networking.k8s.io/v1 ingresses', obj('networking.k8s.io/v1', 'Ingress', 'front-canary', true)).keys, [nginxKey], 'the nginx canary Ingress, by the stable one\'s name');
+    assert.deepEqual(map('networking.k8s.io/v1 ingresses', obj('networking.k8s.io/v1', 'Ingress', 'web-route')).keys, [], 'an Ingress named like an HTTPRoute is not it');
   });
 
   test('watch paths are per namespace, under /apis for named groups and /api for the core group', () => {
@@ -101,6 +138,22 @@ describe('managed rollout catalog', () => {
     assert.deepEqual(catalog.keysFor('prod', 'shop', 'Deployment', 'web-deploy'), [web]);
     assert.deepEqual(catalog.keysFor('prod', 'shop', 'Deployment', 'web'), []);
     assert.deepEqual(catalog.namespaces('Deployment'), [{ cluster: 'prod', namespace: 'shop' }]);
+  });
+
+  test('knows a routed rollout by its router and its stable Service, and which namespaces to watch for them', async () => {
+    const { store, clock } = await seeded();
+    const api: RolloutKey = { cluster: 'prod', namespace: 'edge', name: 'api' };
+    const trafficRouting: TrafficRouting = { service: 'api-svc', gracePeriodSeconds: 3, provider: { type: 'ingress', classType: 'aws-alb', name: 'api-ing' } };
+    await store.putSpec(api, { ...sampleSpec(api), trafficRouting }, sampleDocument(api), 0);
+    const catalog = new RolloutCatalog(store, clock);
+    await catalog.refresh();
+    assert.deepEqual(catalog.keysForRouting('prod', 'edge', 'aws-alb', 'api-ing'), [api]);
+    assert.deepEqual(catalog.keysForRouting('prod', 'edge', 'service', 'api-svc'), [api]);
+    assert.deepEqual(catalog.keysForRouting('prod', 'edge', 'nginx', 'api-ing'), [], 'another provider\'s Ingress of that name is not its router');
+    assert.deepEqual(catalog.keysForRouting('prod', 'shop', 'aws-alb', 'api-ing'), [], 'nor one in another namespace');
+    assert.deepEqual(catalog.routedNamespaces('aws-alb'), [{ cluster: 'prod', namespace: 'edge' }]);
+    assert.deepEqual(catalog.routedNamespaces('service'), [{ cluster: 'prod', namespace: 'edge' }], 'a rollout without trafficRoutings watches no Services');
+    assert.deepEqual(catalog.routedNamespaces('gateway'), []);
   });
 
   test('a refresh loads only new or stale specs, and drops deleted rollouts', async () => {

@@ -4,11 +4,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../../infra/constructs/ClusterAccess.ts';
 import { HOOKS_CLUSTER_ROLE } from '../../../shared/kube/roles.ts';
-import { requiredRbac } from '../../../shared/workloads/rbac.ts';
-import { WORKLOAD_DRIVERS } from '../../../shared/workloads/registry.ts';
+import { productRbac } from '../../../shared/traffic/rbac.ts';
 import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments } from '../../support/rbacManifest.ts';
 
-const required = requiredRbac(Object.values(WORKLOAD_DRIVERS));
+const required = productRbac();
 
 /** The rules the manifest should carry, as YAML, for the failure message. */
 function asYaml(access: typeof required.reconcile): string {

@@ -20,6 +20,13 @@ describe('the workload registry', () => {
     }
   });
 
+  it('a kind routes traffic exactly when its driver names the revision label the traffic Services select on', () => {
+    for (const kind of WORKLOAD_KINDS) {
+      assert.equal(WORKLOAD_TYPES[kind].routesTraffic, WORKLOAD_DRIVERS[kind].revisionLabel !== undefined, kind);
+    }
+    assert.equal(WORKLOAD_TYPES.Deployment.routesTraffic, true);
+  });
+
   it('tells the Kruise StatefulSet and DaemonSet from the native ones by apiVersion alone', () => {
     assert.equal(workloadKindOf('apps/v1', 'StatefulSet'), 'StatefulSet');
     assert.equal(workloadKindOf('apps.kruise.io/v1beta1', 'StatefulSet'), 'AdvancedStatefulSet');

@@ -23,6 +23,7 @@ export const SHARDSET_TYPE: WorkloadType = {
   percentKeepsOldPod: false,
   blueGreen: false,
   canaryWorkload: false,
+  routesTraffic: false,
 };
 
 /** Its pods carry their revision in this label; a revision is the template's image. */
