@@ -92,6 +92,13 @@ export interface OurProcess {
   cmdline: string;
 }
 
+/** Where local mode's control planes live: the one sandbox, and each cluster of `serve --clusters N`. */
+export function sandboxDirs(home: string): string[] {
+  const fleet = path.join(home, 'fleet');
+  const clusters = existsSync(fleet) ? readdirSync(fleet).filter((e) => /^c\d+$/.test(e)).map((e) => path.join(fleet, e)) : [];
+  return [path.join(home, 'sandbox', 'kube'), ...clusters];
+}
+
 /**
  * Processes of ours for the data directory `home` that still run: any member of a process group
  * the sandbox recorded, any process whose executable lies in the control plane's bin directory,
@@ -99,7 +106,7 @@ export interface OurProcess {
  */
 export function ourProcesses(home: string): OurProcess[] {
   const binDir = `${locateAssets().binDir.replace(/\/+$/, '')}/`;
-  const groups = new Set(readProcessRecords(path.join(home, 'sandbox', 'kube')).map((r) => r.pgid));
+  const groups = new Set(sandboxDirs(home).flatMap((dir) => readProcessRecords(dir)).map((r) => r.pgid));
   const found: OurProcess[] = [];
   for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     try {
