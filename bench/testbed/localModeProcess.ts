@@ -35,13 +35,13 @@ export class ServeProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  /** Starts `rollouts serve <args>` with ROLLOUTS_HOME=home and waits until its API is up. */
-  static async start(home: string, args: string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  /** Starts `rollouts serve <args>` with ROLLOUTS_HOME=home and waits until its API is up (default: up to 3 min). */
+  static async start(home: string, args: string[], env: NodeJS.ProcessEnv, opts: { timeoutMs?: number } = {}): Promise<ServeProcess> {
     const endpoint = path.join(home, 'endpoint');
     rmSync(endpoint, { force: true }); // left by a killed run
     const child = spawn(process.execPath, [ROLLOUTS_BIN, 'serve', ...args], { cwd: REPO_ROOT, env: { ...env, ROLLOUTS_HOME: home } });
     const serve = new ServeProcess(home, child);
-    await waitFor(() => existsSync(endpoint) || child.exitCode !== null, { message: 'local mode to write its endpoint', timeoutMs: 180_000, intervalMs: 100 });
+    await waitFor(() => existsSync(endpoint) || child.exitCode !== null, { message: 'local mode to write its endpoint', timeoutMs: opts.timeoutMs ?? 180_000, intervalMs: 100 });
     if (!existsSync(endpoint)) throw new Error(`serve exited early:\n${serve.output()}`);
     return serve;
   }
