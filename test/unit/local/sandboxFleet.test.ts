@@ -104,3 +104,24 @@ describe('the sandbox clusters', () => {
     }
   });
 });
+
+describe('the banner of serve --clusters 3', () => {
+  test('lists each cluster with its labels and zone, the fleet table, a context per cluster, and the fleet commands', async () => {
+    const { renderBanner } = await import('../../../shared/local/banner.ts');
+    const { dataDirPaths } = await import('../../../shared/local/dataDir.ts');
+    const clusters = sandboxClusterPlacements(3).map((p, i) => ({ name: p.name, server: `https://127.0.0.1:${6443 + i}`, version: 'v1.34.4', labels: p.labels, timeZone: p.timeZone }));
+    const text = renderBanner({
+      endpoint: 'http://127.0.0.1:4000', paths: dataDirPaths('/src/app/.rollouts'), principal: 'me', podReadyDelayMs: 300, sweepSeconds: 10, startupMs: 41000, cwd: '/src/app',
+      resyncSeconds: 30, watched: ['Deployment'],
+      cluster: { kind: 'sandboxes', clusters, restarted: false, demo: { namespace: 'default', name: 'web', replicas: 10, images: { app: 'nginx:1.27' } } },
+    });
+    assert.match(text, /embedded DynamoDB \(dynalite\) in \.rollouts\/fleet\/dynamodb/);
+    assert.match(text, /3 sandbox clusters \(kwok nodes; pods become ready 300 ms after scheduling;/);
+    assert.match(text, /^ {4}c1 {3}Kubernetes v1\.34\.4 at https:\/\/127\.0\.0\.1:6443 {2}ring=canary,region=eu-west-1,zone=eu-west-1a,env=sandbox {2}Europe\/Dublin$/m);
+    assert.match(text, /^ {4}c3 {3}Kubernetes v1\.34\.4 at https:\/\/127\.0\.0\.1:6445 {2}ring=rest,region=ap-southeast-2/m);
+    assert.match(text, /KUBECONFIG=\.rollouts\/kubeconfig kubectl --context c1 get pods {3}\(one context per cluster\)/);
+    assert.match(text, /^ {2}npx rollouts fleet apply -f examples\/fleet\.yaml$/m);
+    assert.match(text, /^ {2}npx rollouts fleet release web --image app=nginx:1\.28$/m);
+    assert.match(text, /^ {2}npx rollouts fleet approve web$/m);
+  });
+});
