@@ -12,7 +12,7 @@
 // start, and when the apiserver runs again (SIGCONT) the release goes on to the end.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -42,10 +42,15 @@ const admins: Record<string, KubeConfig> = {};
 
 const cli = (...args: string[]) => rolloutsAt(home, env, ...args);
 
+/**
+ * The fleet's STATE from local mode's API, as `rollouts fleet get web -o json` (and `--watch`) reads
+ * it: polled over HTTP, not by starting a CLI process four times a second on a two-core machine.
+ */
 async function fleetState(): Promise<FleetState> {
-  const r = await cli('fleet', 'get', 'web', '-o', 'json');
-  assert.equal(r.code, 0, r.err);
-  return (JSON.parse(r.out) as { state: FleetState }).state;
+  const endpoint = readFileSync(path.join(home, 'endpoint'), 'utf8').trim();
+  const res = await fetch(new URL('/v1/fleets/web', endpoint));
+  assert.equal(res.status, 200, await res.clone().text());
+  return ((await res.json()) as { state: FleetState }).state;
 }
 
 async function memberHistory(cluster: string): Promise<HistoryEntry[]> {
