@@ -9,7 +9,10 @@
 // approval cap holding c2 and c3 at zero new pods). Then the same with a GitOps-style change (kubectl
 // set image in all three at once), a kill -9 of local mode in wave 2, after which it goes on, and
 // c2's kube-apiserver stopped (SIGSTOP) while c2 releases: the fleet waits naming c2, c3 does not
-// start, and when the apiserver runs again (SIGCONT) the release goes on to the end.
+// start, and when the apiserver runs again (SIGCONT) the release goes on to the end. Last, release
+// windows read in each cluster's own zone: a window open now in c2's zone (America/New_York) and
+// closed in c1's (Europe/Dublin) and c3's (Australia/Sydney), from the real clock: c2 releases, c1
+// and c3 wait with the window named.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -125,6 +128,26 @@ async function finishWaveTwo(image: string, started: { startedAt: string; id: st
   assert.deepEqual(again.startOrder(), ['c1', 'c2', 'c3'], 'c3 started last, once c2 was done');
   for (const c of CLUSTERS) assert.equal((await releasesSince(c, started.startedAt)).length, 1, `${c} released once since ${started.id} started`);
   for (const c of CLUSTERS) assert.deepEqual(await liveImages(c), Array(REPLICAS).fill(image), `${c} on ${image}`);
+}
+
+/** The hour on a zone's wall clock at `at`. */
+function localHour(at: Date, timeZone: string): number {
+  return Number(new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', hourCycle: 'h23' }).format(at));
+}
+
+const hh = (h: number): string => `${String(h).padStart(2, '0')}:00`;
+
+/**
+ * Windows (every day, no zone: each cluster's own) open from the current hour in `zone` for two
+ * hours, as two windows across midnight when needed (a window does not cross midnight).
+ */
+function windowsOpenNowIn(zone: string, at: Date): { start: string; end: string }[] {
+  const h = localHour(at, zone);
+  return h + 2 <= 24 ? [{ start: hh(h), end: h + 2 === 24 ? '24:00' : hh(h + 2) }] : [{ start: hh(h), end: '24:00' }, { start: '00:00', end: hh(h + 2 - 24) }];
+}
+
+function inWindows(windows: { start: string; end: string }[], hour: number): boolean {
+  return windows.some((w) => hour >= Number(w.start.slice(0, 2)) && hour < (w.end === '24:00' ? 24 : Number(w.end.slice(0, 2))));
 }
 
 /** The fleet watcher and one InvariantWatcher per cluster, c2 and c3 capped at zero new pods until the approval. */
@@ -294,5 +317,58 @@ describe('fleet release over three clusters through local mode', () => {
       signalApiserver('c2', 'SIGCONT');
     }
     await finishWaveTwo(image, started);
+  });
+
+  test('release windows in each cluster\'s own time zone: open in c2\'s, closed in c1\'s and c3\'s; c2 releases, c1 and c3 wait naming the window', async () => {
+    const now = new Date();
+    const windows = windowsOpenNowIn('America/New_York', now);
+    // What the zones make of the real clock now (they differ by 4 to 6 hours and 14 to 16 hours).
+    assert.ok(inWindows(windows, localHour(now, 'America/New_York')), 'open in c2\'s zone');
+    assert.ok(!inWindows(windows, localHour(now, 'Europe/Dublin')), 'closed in c1\'s zone');
+    assert.ok(!inWindows(windows, localHour(now, 'Australia/Sydney')), 'closed in c3\'s zone');
+    const days = '[Mon, Tue, Wed, Thu, Fri, Sat, Sun]';
+    const windowed = path.join(home, 'fleet-windows.yaml');
+    writeFileSync(windowed, [
+      'apiVersion: rollouts.serverless-rollouts.io/v1alpha1',
+      'kind: FleetRollout',
+      'metadata: {name: web}',
+      'spec:',
+      '  workload: {namespace: default, kind: Deployment, name: web}',
+      '  clusterSelector: {matchLabels: {env: sandbox}}',
+      '  template:',
+      '    spec:',
+      '      strategy: {canary: {steps: [{replicas: 1, pause: {duration: 1}}, {replicas: 100%}]}}',
+      `      releaseWindows: [${windows.map((w) => `{days: ${days}, start: "${w.start}", end: "${w.end}"}`).join(', ')}]`,
+      '  waves:',
+      '    - {name: all, maxConcurrency: 3}',
+      '',
+    ].join('\n'));
+    const applied = await cli('fleet', 'apply', '-f', windowed);
+    assert.equal(applied.code, 0, applied.err);
+    const image = 'nginx:1.32';
+    const watcher = await FleetWatcher.start(admins, { namespace: 'default', selector: 'app=web', container: 'app', image, replicas: REPLICAS, firstBatch: FIRST_BATCH, waves: [{ name: 'all', clusters: ['c1', 'c2', 'c3'], maxConcurrency: 3 }] });
+    try {
+      const released = await cli('fleet', 'release', 'web', '--image', `app=${image}`);
+      assert.equal(released.code, 0, released.err);
+      const waiting = await waitFor(async () => {
+        const s = await fleetState();
+        const members = s.release?.waves[0]?.members ?? [];
+        return members.find((m) => m.cluster === 'c2')?.status === 'Completed' && s.cause?.kind === 'Window' ? s : null;
+      }, { message: 'c2 to complete and the fleet to wait on a window', timeoutMs: 120_000, intervalMs: 250 });
+      const members = Object.fromEntries((waiting.release?.waves[0]?.members ?? []).map((m) => [m.cluster, m]));
+      for (const c of ['c1', 'c3']) {
+        assert.equal(members[c]?.status, 'Waiting', c);
+        assert.match(members[c]?.note ?? '', /outside its release windows; next opens at/, `${c} names its window`);
+      }
+      assert.match(waiting.message, /outside its release windows/);
+      assert.ok(waiting.cause?.cluster === 'c1' || waiting.cause?.cluster === 'c3', 'the blocker is c1 or c3');
+      await waitFor(() => watcher.startOrder().length === 1 && watcher.timeline.some((e) => e.cluster === 'c2' && e.what === 'done'), { message: 'the watcher to see c2 done', timeoutMs: 30_000 });
+      assert.deepEqual(watcher.startOrder(), ['c2'], 'only c2 released');
+      assert.deepEqual(await liveImages('c2'), Array(REPLICAS).fill(image));
+      for (const c of ['c1', 'c3']) assert.ok(!(await liveImages(c)).includes(image), `${c} has no pod of ${image}`);
+    } finally {
+      watcher.stop();
+    }
+    watcher.assertClean();
   });
 });
