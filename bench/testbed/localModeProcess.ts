@@ -35,13 +35,13 @@ export class ServeProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  /** Starts `rollouts serve <args>` with ROLLOUTS_HOME=home and waits until its API is up. */
-  static async start(home: string, args: string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  /** Starts `rollouts serve <args>` with ROLLOUTS_HOME=home and waits until its API is up (default: up to 3 min). */
+  static async start(home: string, args: string[], env: NodeJS.ProcessEnv, opts: { timeoutMs?: number } = {}): Promise<ServeProcess> {
     const endpoint = path.join(home, 'endpoint');
     rmSync(endpoint, { force: true }); // left by a killed run
     const child = spawn(process.execPath, [ROLLOUTS_BIN, 'serve', ...args], { cwd: REPO_ROOT, env: { ...env, ROLLOUTS_HOME: home } });
     const serve = new ServeProcess(home, child);
-    await waitFor(() => existsSync(endpoint) || child.exitCode !== null, { message: 'local mode to write its endpoint', timeoutMs: 180_000, intervalMs: 100 });
+    await waitFor(() => existsSync(endpoint) || child.exitCode !== null, { message: 'local mode to write its endpoint', timeoutMs: opts.timeoutMs ?? 180_000, intervalMs: 100 });
     if (!existsSync(endpoint)) throw new Error(`serve exited early:\n${serve.output()}`);
     return serve;
   }
@@ -92,6 +92,13 @@ export interface OurProcess {
   cmdline: string;
 }
 
+/** Where local mode's control planes live: the one sandbox, and each cluster of `serve --clusters N`. */
+export function sandboxDirs(home: string): string[] {
+  const fleet = path.join(home, 'fleet');
+  const clusters = existsSync(fleet) ? readdirSync(fleet).filter((e) => /^c\d+$/.test(e)).map((e) => path.join(fleet, e)) : [];
+  return [path.join(home, 'sandbox', 'kube'), ...clusters];
+}
+
 /**
  * Processes of ours for the data directory `home` that still run: any member of a process group
  * the sandbox recorded, any process whose executable lies in the control plane's bin directory,
@@ -99,7 +106,7 @@ export interface OurProcess {
  */
 export function ourProcesses(home: string): OurProcess[] {
   const binDir = `${locateAssets().binDir.replace(/\/+$/, '')}/`;
-  const groups = new Set(readProcessRecords(path.join(home, 'sandbox', 'kube')).map((r) => r.pgid));
+  const groups = new Set(sandboxDirs(home).flatMap((dir) => readProcessRecords(dir)).map((r) => r.pgid));
   const found: OurProcess[] = [];
   for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
     try {

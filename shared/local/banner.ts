@@ -25,7 +25,7 @@ function shown(p: string, cwd: string): string {
 
 export function renderBanner(b: BannerInput): string {
   const c = b.cluster;
-  const dynamo = c.kind === 'sandbox' ? b.paths.sandboxDynamodb : b.paths.dynamodb;
+  const dynamo = c.kind === 'sandbox' ? b.paths.sandboxDynamodb : c.kind === 'sandboxes' ? b.paths.fleetDynamodb : b.paths.dynamodb;
   const lines = [
     `serverless-rollouts local mode is up (${(b.startupMs / 1000).toFixed(1)} s)`,
     '',
@@ -43,12 +43,28 @@ export function renderBanner(b: BannerInput): string {
       `            Deployment ${c.demo.namespace}/${c.demo.name}: ${c.demo.replicas} replicas, ${images}`,
     );
     if (c.why) lines.push(`            sandbox because ${c.why}`);
+  } else if (c.kind === 'sandboxes') {
+    lines.push(`  clusters  ${c.clusters.length} sandbox clusters (kwok nodes; pods become ready ${b.podReadyDelayMs ?? '?'} ms after scheduling;`,
+      `            ${c.restarted ? 'started again with everything of the last run' : 'new'}; kept when serve stops: \`--fresh\` starts over),`,
+      `            each with Deployment ${c.demo.namespace}/${c.demo.name}, registered with labels and time zone:`);
+    for (const m of c.clusters) {
+      lines.push(`    ${m.name.padEnd(4)} Kubernetes ${m.version} at ${m.server}  ${Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).join(',')}  ${m.timeZone}`);
+    }
   } else {
     lines.push(`  cluster   "local" = context "${c.context}" of ${c.source}: ${c.server} (Kubernetes ${c.version})`);
   }
-  lines.push(`  kubectl   KUBECONFIG=${shown(b.paths.kubeconfig, b.cwd)} kubectl get pods`);
+  const contexts = c.kind === 'sandboxes' ? ` --context ${c.clusters[0]?.name ?? 'c1'}` : '';
+  lines.push(`  kubectl   KUBECONFIG=${shown(b.paths.kubeconfig, b.cwd)} kubectl${contexts} get pods${contexts ? '   (one context per cluster)' : ''}`);
   lines.push('', 'Next, in another terminal:');
-  if (c.kind === 'sandbox') {
+  if (c.kind === 'sandboxes') {
+    const [container = 'app', image = 'nginx:1.27'] = Object.entries(c.demo.images)[0] ?? [];
+    lines.push(
+      '  npx rollouts fleet apply -f examples/fleet.yaml',
+      `  npx rollouts fleet release ${c.demo.name} --image ${container}=${nextTag(image)}`,
+      `  npx rollouts fleet get ${c.demo.name} --watch`,
+      `  npx rollouts fleet approve ${c.demo.name}`,
+    );
+  } else if (c.kind === 'sandbox') {
     const [container = 'app', image = 'nginx:1.27'] = Object.entries(c.demo.images)[0] ?? [];
     lines.push(
       '  npx rollouts apply -f examples/rollout.yaml',

@@ -22,6 +22,9 @@ export interface DataDirPaths {
   sandbox: string;
   sandboxKube: string;
   sandboxDynamodb: string;
+  /** `serve --clusters N`: one directory per sandbox cluster (c1…), their DynamoDB data and their count. */
+  fleet: string;
+  fleetDynamodb: string;
 }
 
 export function resolveDataDir(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): string {
@@ -40,6 +43,8 @@ export function dataDirPaths(root: string): DataDirPaths {
     sandbox,
     sandboxKube: path.join(sandbox, 'kube'),
     sandboxDynamodb: path.join(sandbox, 'dynamodb'),
+    fleet: path.join(root, 'fleet'),
+    fleetDynamodb: path.join(root, 'fleet', 'dynamodb'),
   };
 }
 

@@ -7,20 +7,24 @@
 //   delayed messages    → the queue's own timers (a timed pause ends within a second of its time)
 //   watch-proxy λ + bus → the same runWatchProxy, its sink enqueuing straight into the queue
 //   Function URL + API λ → node:http on 127.0.0.1 calling the same handleApiRequest
-//   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane
+//   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane, or
+//                         (--clusters N) N sandbox control planes registered as clusters c1..cN
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { localDynamoClient, startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
 import { ensureTable } from '../adapters/dynamodb/table.ts';
 import { DynamoStateStore } from '../adapters/dynamodb/stateStore.ts';
-import { KubeconfigClusterProvider, type KubeconfigClusterProviderOptions } from '../adapters/kubernetes/kubeconfigProvider.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeconfigClusterProvider } from '../adapters/kubernetes/kubeconfigProvider.ts';
+import { RegisteredClusterProvider } from '../adapters/kubernetes/clusterProvider.ts';
+import type { Impersonation } from '../adapters/kubernetes/transport.ts';
 import { declaredResources } from '../adapters/kubernetes/kinds.ts';
 import { TRAFFIC_RESOURCES } from '../traffic/registry.ts';
 import { LocalKeyedQueue } from '../adapters/local/keyedQueue.ts';
 import type { ApiDeps } from '../api/types.ts';
 import { ConfigError, RolloutsError } from '../errors.ts';
 import { Meter } from '../meter.ts';
-import type { Clock } from '../ports.ts';
+import type { Clock, ClusterProvider, ClusterRegistration, StateStore, WatchClusters } from '../ports.ts';
 import type { ReconcileDeps } from '../reconcile/deps.ts';
 import { AdapterCallRunner } from '../adapters/checks/runner.ts';
 import { isFleetQueueKey, queueKeyString, type QueueKey } from '../fleet/key.ts';
@@ -34,6 +38,7 @@ import { startLocalApiServer } from './httpServer.ts';
 import { chooseIdentity } from './identity.ts';
 import { probeKubeconfig } from './kubeTarget.ts';
 import { startSandbox, type Sandbox } from './sandbox.ts';
+import { startSandboxFleet } from './sandboxFleet.ts';
 import { LOCAL_RESYNC_PERIOD_MS, LOCAL_SWEEP_INTERVAL_MS, SweepTimer } from './sweepTimer.ts';
 import { SYSTEM_CLOCK } from '../clock.ts';
 
@@ -57,6 +62,11 @@ export interface LocalModeOptions {
   dataDir: string;
   /** auto: the kubeconfig's cluster when it answers, else the sandbox. */
   cluster: 'auto' | 'sandbox' | 'kubeconfig';
+  /**
+   * More than 1: that many sandbox control planes, registered as clusters c1..cN with fleet labels
+   * (shared/local/sandboxFleet.ts), whatever `cluster` says (a kubeconfig has one cluster). Default 1.
+   */
+  clusters?: number;
   /**
    * Start over: the sandbox cluster and the stored rollouts of the chosen cluster are deleted first.
    * Default false: everything is kept, and a release a stop (or a crash) interrupted goes on.
@@ -86,8 +96,17 @@ export interface LocalModeOptions {
   clock?: Clock;
 }
 
+export interface LocalFleetCluster {
+  name: string;
+  server: string;
+  version: string;
+  labels: Record<string, string>;
+  timeZone: string;
+}
+
 export type LocalCluster =
   | { kind: 'sandbox'; server: string; version: string; demo: Sandbox['demo']; why: string | null; restarted: boolean }
+  | { kind: 'sandboxes'; clusters: LocalFleetCluster[]; demo: Sandbox['demo']; restarted: boolean }
   | { kind: 'kubeconfig'; server: string; version: string; context: string; source: string };
 
 export interface LocalMode {
@@ -123,16 +142,19 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
   try {
     cleanups.push({ what: 'data directory lock', run: await lockDataDir(paths) });
     const target = await chooseCluster(opts, paths, log);
-    if (target.sandbox) cleanups.push({ what: 'sandbox control plane', run: () => target.sandbox!.stop() });
+    if (target.stop) cleanups.push({ what: target.cluster.kind === 'sandboxes' ? 'sandbox control planes' : 'sandbox control plane', run: target.stop });
 
-    const dynamo = await openDynamo(opts, target.cluster.kind === 'sandbox' ? paths.sandboxDynamodb : paths.dynamodb);
+    const dynamo = await openDynamo(opts, target.dynamodbPath);
     cleanups.push({ what: 'DynamoDB', run: () => dynamo.stop() });
     const meter = new Meter();
     const store = new DynamoStateStore({ client: dynamo.client, tableName: TABLE_NAME, meter, clock });
-    const clusters = new KubeconfigClusterProvider({ ...target.engine, meter, clock, resources: [...declaredResources(Object.values(LOCAL_DRIVERS)), ...TRAFFIC_RESOURCES] });
+    // Registered at every start: a plane restarted on another port has moved.
+    for (const reg of target.registrations) await store.putCluster(reg);
+    const engine = target.connect({ store, meter, clock });
+    const clusters = engine.provider;
     const missing = SUPPORTED_KINDS.filter((k) => !LOCAL_DRIVERS[k]);
     if (missing.length > 0) throw new ConfigError(`no driver for supported kinds: ${missing.join(', ')}`);
-    const calls = new AdapterCallRunner({ clock, kubeConfig: async () => clusters.kubeConfig });
+    const calls = new AdapterCallRunner({ clock, kubeConfig: engine.kubeConfig });
     const reconcileDeps: ReconcileDeps = { store, clusters, drivers: LOCAL_DRIVERS, events: printingPublisher(log), clock, meter, calls };
 
     const queue = new LocalKeyedQueue(
@@ -156,8 +178,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       maxBodyBytes: MAX_BODY_BYTES,
       requireRegisteredCluster: false,
       partitionRefusal: target.partitionRefusal ?? null,
-      // Every cluster name would reach the one cluster of the kubeconfig: only its own name is served.
-      clusterNames: [LOCAL_CLUSTER],
+      // Only the names local mode reaches: with one cluster every name would reach it.
+      clusterNames: target.names,
       onError: (err, req) => log(`api ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
       // The in-process watch catalogue learns of a new or changed rollout at once, not at its next refresh.
       onSpecStored: () => catalogRefreshes.request(),
@@ -169,7 +191,7 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       const watchStop = new AbortController();
       const proxy = runWatchProxy({
         store,
-        clusters: { source: () => Promise.resolve(clusters.kubeClient()) },
+        clusters: engine.watch,
         sink: queueWatchSink(queue),
         signal: watchStop.signal,
         clock,
@@ -224,18 +246,51 @@ async function openDynamo(opts: LocalModeOptions, dataPath: string): Promise<{ c
   return startEmbeddedDynamo({ path: dataPath, tableName: TABLE_NAME });
 }
 
+/** How the engine reaches the clusters: reconcile and API, watches, exec hooks. */
+interface ClusterAccess {
+  provider: ClusterProvider;
+  watch: WatchClusters;
+  kubeConfig: (cluster: string) => Promise<KubeConfig>;
+}
+
 interface ClusterTarget {
   cluster: LocalCluster;
-  sandbox: Sandbox | null;
+  /** Stops the sandbox control planes local mode started (null: the user's cluster). */
+  stop: (() => Promise<void>) | null;
+  /** The cluster names the API serves. */
+  names: string[];
+  /** Stored at start (the sandbox clusters'); the fleets pick clusters by their labels. */
+  registrations: ClusterRegistration[];
+  dynamodbPath: string;
   /** What the engine uses: the sandbox's least-privilege user, or the user's own kubeconfig. */
-  engine: Omit<KubeconfigClusterProviderOptions, 'resources'>;
+  connect(deps: { store: StateStore; meter: Meter; clock: Clock }): ClusterAccess;
   /** Written to `<data dir>/kubeconfig` for kubectl. */
   userKubeconfig: string;
   /** Why a Partition Rollout cannot be applied here (identity.ts), or null. */
   partitionRefusal?: string | null;
 }
 
+// The kinds' resources, and the traffic routers' and Services' (shared/traffic/registry.ts).
+const RESOURCES = [...declaredResources(Object.values(LOCAL_DRIVERS)), ...TRAFFIC_RESOURCES];
+
+/** Every cluster name reaches the one cluster of a kubeconfig (the sandbox's or the user's). */
+function oneCluster(kubeconfig: { path: string } | { kubeConfig: KubeConfig; impersonate?: Impersonation }): ClusterTarget['connect'] {
+  return ({ meter, clock }) => {
+    const provider = new KubeconfigClusterProvider({ ...kubeconfig, meter, clock, resources: RESOURCES });
+    return {
+      provider,
+      watch: { source: () => Promise.resolve(provider.kubeClient()) },
+      kubeConfig: async () => provider.kubeConfig,
+    };
+  };
+}
+
 async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: LogLine): Promise<ClusterTarget> {
+  const count = opts.clusters ?? 1;
+  if (count > 1) {
+    if (opts.cluster === 'kubeconfig') throw new ConfigError(`--clusters ${count} starts ${count} sandbox clusters; a kubeconfig's cluster is one cluster`);
+    return sandboxClusters(opts, paths, count, log);
+  }
   let why: string | null = null;
   if (opts.cluster !== 'sandbox') {
     const probe = await probeKubeconfig(opts.env ?? process.env);
@@ -246,8 +301,11 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
         : `acting as the kubeconfig's own user${identity.partitionRefusal === null ? '' : '; Partition Rollouts are refused: it may not impersonate serverless-rollouts'}`);
       return {
         cluster: { kind: 'kubeconfig', server: probe.server, version: probe.version, context: probe.context, source: probe.source },
-        sandbox: null,
-        engine: { kubeConfig: probe.kubeConfig, ...(identity.kind === 'product' ? { impersonate: identity.impersonate } : {}) },
+        stop: null,
+        names: [LOCAL_CLUSTER],
+        registrations: [],
+        dynamodbPath: paths.dynamodb,
+        connect: oneCluster({ kubeConfig: probe.kubeConfig, ...(identity.kind === 'product' ? { impersonate: identity.impersonate } : {}) }),
         userKubeconfig: probe.kubeConfig.exportConfig(),
         partitionRefusal: identity.kind === 'own' ? identity.partitionRefusal : null,
       };
@@ -261,9 +319,47 @@ async function chooseCluster(opts: LocalModeOptions, paths: DataDirPaths, log: L
   const sandbox = await startSandbox({ dir: paths.sandboxKube, ...(opts.podReadyDelayMs === undefined ? {} : { podReadyDelayMs: opts.podReadyDelayMs }), log: (line) => log(`sandbox: ${line}`) });
   return {
     cluster: { kind: 'sandbox', server: sandbox.plane.server, version: sandbox.plane.version, demo: sandbox.demo, why, restarted: sandbox.restarted },
-    sandbox,
-    engine: { path: sandbox.plane.kubeconfigPath('rollouts') },
+    stop: () => sandbox.stop(),
+    names: [LOCAL_CLUSTER],
+    registrations: [],
+    dynamodbPath: paths.sandboxDynamodb,
+    connect: oneCluster({ path: sandbox.plane.kubeconfigPath('rollouts') }),
     userKubeconfig: await readFile(sandbox.plane.kubeconfigPath('admin'), 'utf8'),
+  };
+}
+
+/**
+ * `--clusters N`: N sandbox planes, registered in the table like any cluster (labels, time zone,
+ * endpoint) and reached the deployed way, by registration (RegisteredClusterProvider), each as the
+ * product's least-privilege user of that plane. Their rollouts and fleets live in their own
+ * DynamoDB data beside them, and go with them on --fresh.
+ */
+async function sandboxClusters(opts: LocalModeOptions, paths: DataDirPaths, count: number, log: LogLine): Promise<ClusterTarget> {
+  const fleet = await startSandboxFleet({
+    dir: paths.fleet, count, fresh: opts.fresh ?? false, log: (line) => log(`sandbox ${line}`),
+    ...(opts.podReadyDelayMs === undefined ? {} : { podReadyDelayMs: opts.podReadyDelayMs }),
+  });
+  const first = fleet.members[0]!.sandbox;
+  return {
+    cluster: {
+      kind: 'sandboxes',
+      clusters: fleet.members.map((m) => ({ name: m.placement.name, server: m.sandbox.plane.server, version: m.sandbox.plane.version, labels: m.placement.labels, timeZone: m.placement.timeZone })),
+      demo: first.demo,
+      restarted: fleet.restarted,
+    },
+    stop: () => fleet.stop(),
+    names: fleet.members.map((m) => m.placement.name),
+    registrations: fleet.members.map((m) => m.registration),
+    dynamodbPath: paths.fleetDynamodb,
+    connect: ({ store, meter, clock }) => {
+      const provider = new RegisteredClusterProvider({ registry: store, resources: RESOURCES, staticTokens: fleet.tokens, clock, meter, cache: new Map() });
+      return {
+        provider,
+        watch: { source: (cluster) => provider.kubeClient(cluster), invalidate: (cluster) => provider.invalidate(cluster) },
+        kubeConfig: (cluster) => provider.kubeConfig(cluster),
+      };
+    },
+    userKubeconfig: fleet.adminKubeconfig(),
   };
 }
 

@@ -3,9 +3,11 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { examplesHelp } from '../help.ts';
 import { CliExit, EXIT, type CliIO } from '../io.ts';
 import { runtimeOf } from '../runtime.ts';
+import { MAX_SANDBOX_CLUSTERS, parseClusterCount } from '../../local/clusterCount.ts';
 
 interface ServeFlags {
   sandbox?: boolean;
+  clusters?: number;
   fresh?: boolean;
   port?: number;
   podReadyMs?: number;
@@ -24,6 +26,13 @@ function wholeNumber(what: string, max: number, min = 0) {
     if (!/^\d+$/.test(value) || Number(value) > max || Number(value) < min) throw new InvalidArgumentError(`${what} must be a whole number from ${min} to ${max}.`);
     return Number(value);
   };
+}
+
+/** --clusters N (shared/local/clusterCount.ts says what is accepted). */
+function clusterCount(value: string): number {
+  const n = parseClusterCount(value);
+  if (typeof n === 'string') throw new InvalidArgumentError(`${n}.`);
+  return n;
 }
 
 function httpUrl(value: string): string {
@@ -68,6 +77,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
       local = await startLocalMode({
         dataDir: resolveDataDir(rt.env, rt.cwd),
         cluster: flags.sandbox ? 'sandbox' : 'auto',
+        ...(flags.clusters === undefined ? {} : { clusters: flags.clusters }),
         fresh: flags.fresh ?? false,
         watch: flags.watch ?? true,
         ...(flags.dynamodbEndpoint === undefined ? {} : { dynamodbEndpoint: flags.dynamodbEndpoint }),
@@ -89,7 +99,7 @@ async function serve(flags: ServeFlags, io: CliIO): Promise<void> {
     }
     io.out(`\n${renderBanner({
       endpoint: local.endpoint, paths: local.paths, cluster: local.cluster, principal: local.principal,
-      podReadyDelayMs: local.cluster.kind === 'sandbox' ? (podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS) : null,
+      podReadyDelayMs: local.cluster.kind !== 'kubeconfig' ? (podReadyDelayMs ?? DEFAULT_SANDBOX_POD_READY_MS) : null,
       sweepSeconds: local.sweepIntervalMs / 1000, resyncSeconds: local.resyncPeriodMs / 1000, watched: local.watched,
       startupMs: Math.round(performance.now() - started), cwd: rt.cwd,
     })}\n`);
@@ -124,6 +134,7 @@ export function register(program: Command, io: CliIO): void {
     .command('serve')
     .description('run local mode: the API, reconcile queue, sweep and watches in one process, against your kubeconfig\'s cluster or a sandbox')
     .option('--sandbox', 'start a local Kubernetes control plane with a demo Deployment (the default when no kubeconfig answers)')
+    .option('--clusters <n>', `sandbox clusters to start, registered as c1..cN with fleet labels (ring=canary on c1, ring=rest on the others; region, zone, time zone); 1 to ${MAX_SANDBOX_CLUSTERS}, default 1`, clusterCount)
     .option('--fresh', 'start over: delete the sandbox cluster and the stored rollouts first (default: keep them)')
     .option('--resync-seconds <s>', 'reconcile every rollout at least this often, events or not (default 30)', wholeNumber('--resync-seconds', 86_400, 1))
     .option('--no-watch', 'for tests: run without watches, as if every watch event were lost (releases then move through the resync)')
@@ -140,6 +151,7 @@ ${examplesHelp([
       ['npm start', 'the same as `rollouts serve`'],
       ['rollouts serve --sandbox --pod-ready-ms 200', 'always the sandbox, with fast pods'],
       ['npm start -- --fresh', 'a new sandbox, no rollouts'],
+      ['npm start -- --clusters 3', 'three sandbox clusters c1..c3 for a fleet release (examples/fleet.yaml)'],
     ])}`)
     .action((flags: ServeFlags) => serve(flags, io));
 }
