@@ -9,7 +9,7 @@
 //   Function URL + API λ → node:http on 127.0.0.1 calling the same handleApiRequest
 //   EKS                 → the cluster of the user's kubeconfig, or the sandbox control plane, or
 //                         (--clusters N) N sandbox control planes registered as clusters c1..cN
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { localDynamoClient, startEmbeddedDynamo } from '../adapters/dynamodb/embedded.ts';
 import { ensureTable } from '../adapters/dynamodb/table.ts';
@@ -219,8 +219,10 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
 
     await writeFile(paths.kubeconfig, target.userKubeconfig, { mode: 0o600 });
     await chmod(paths.kubeconfig, 0o600);
-    // Written last: its presence tells the CLI that everything behind the URL is up.
-    await writeFile(paths.endpoint, `${server.url}\n`);
+    // Written last: its presence tells the CLI that everything behind the URL is up. Written whole
+    // or not at all (a rename), so a reader never finds it there but empty.
+    await writeFile(`${paths.endpoint}.tmp`, `${server.url}\n`);
+    await rename(`${paths.endpoint}.tmp`, paths.endpoint);
     cleanups.push({ what: 'endpoint file', run: () => rm(paths.endpoint, { force: true }) });
 
     let stopping: Promise<void> | undefined;

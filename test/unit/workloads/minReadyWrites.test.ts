@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { deploymentWrites } from '../../../shared/workloads/deployment/writes.ts';
 import { deploymentView } from '../../../shared/workloads/deployment/view.ts';
 import type { KubeObject } from '../../../shared/kube/types.ts';
-import type { Action } from '../../../shared/rollout/types.ts';
+import type { Action, IntOrPercent } from '../../../shared/rollout/types.ts';
 import { deployment, observation, replicaSet, V1, V2 } from './deploymentFixtures.ts';
 
 const ANNOTATIONS = {
@@ -19,7 +19,7 @@ const distribute = (target: string, distribution: Record<string, number>, final 
   ({ type: 'distribute', target, distribution, strategy: 'MinReadySeconds', final });
 
 /** A Deployment under a MinReadySeconds release: annotations, inflated fields, unpaused, this pass's budget. */
-function takenOver(budget: { maxSurge: number; maxUnavailable: number }, over: Partial<{ annotations: Record<string, string>; minReadySeconds: number }> = {}): KubeObject {
+function takenOver(budget: { maxSurge: IntOrPercent; maxUnavailable: IntOrPercent }, over: Partial<{ annotations: Record<string, string>; minReadySeconds: number }> = {}): KubeObject {
   const d = deployment({ paused: false, annotations: over.annotations ?? ANNOTATIONS, strategy: { type: 'RollingUpdate', rollingUpdate: budget } });
   d.spec = { ...d.spec, minReadySeconds: over.minReadySeconds ?? 2147483646, progressDeadlineSeconds: 2147483647 };
   return d;
