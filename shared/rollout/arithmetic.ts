@@ -77,7 +77,7 @@ export interface RollingBudget {
 }
 
 /** apps/v1 defaulting for RollingUpdate when a field is unset. */
-export const DEFAULT_ROLLING: IntOrPercent = '25%';
+const DEFAULT_ROLLING: IntOrPercent = '25%';
 
 /**
  * k8s `ResolveFenceposts` + `MaxUnavailable` for a Deployment with `total` replicas: surge rounds up,

@@ -27,10 +27,6 @@
 //     surge sized on the old pods we saw then fills their room with new pods beyond the batch
 //     (soak: kube-controller-manager back, a scale to 4 and a restart, 2 pods of a 1-pod batch).
 
-import { DEFAULT_ROLLING, scaledValue } from '../../rollout/arithmetic.ts';
-import { isPercent, percentValue } from '../../rollout/intOrPercent.ts';
-import type { IntOrPercent } from '../../rollout/types.ts';
-
 export interface BudgetInput {
   /** N: the Deployment's spec.replicas. */
   replicas: number;
@@ -104,27 +100,4 @@ export function chooseBudget(x: BudgetInput): Budget {
   }
   const hold = Math.max(0, x.newDesired) >= batch && oldTarget >= oldDesired;
   return { maxSurge, maxUnavailable, oldTarget, hold };
-}
-
-/**
- * How one of a pass's budget values is written: resolving to `value` pods at N, as chosen, and at
- * any other N to no more than the user's own value resolves to. A user's percent scales with N; an
- * absolute sized for N does not, and a scale by the user before our next pass lets the native
- * controller apply it at the new N (the soak, seed 1313: N 5 → 3 with maxSurge 25%, and the
- * controller's proportional scaling kept the absolute 2 we had written for N 5: 5 pods asked, the
- * user's budget allowing 4). The smallest percent that resolves to `value` at N is no larger than
- * the user's percent (value ≤ the user's resolved value), so at every N it stays within theirs;
- * the largest such percent is written (the user's own value when it resolves to `value`: the budget
- * then reads as theirs). Percent steps are coarser than a pod above 100 replicas: the absolute is
- * kept where no percent resolves to `value` exactly, and wherever the user's own value is absolute.
- * `roundUp`: maxSurge (Kubernetes rounds it up), else maxUnavailable (rounded down).
- */
-export function budgetForm(value: number, n: number, user: IntOrPercent | null, roundUp: boolean): IntOrPercent {
-  const own = user ?? DEFAULT_ROLLING;
-  const userPercent = isPercent(own) ? percentValue(own) : null;
-  if (userPercent === null || n <= 0) return value;
-  // The largest percent resolving to `value` at N: below (value + 1) pods rounded down, at most value pods rounded up.
-  const largest = value === 0 ? 0 : roundUp ? Math.floor((value * 100) / n) : Math.ceil(((value + 1) * 100) / n) - 1;
-  const form: IntOrPercent = `${Math.min(largest, userPercent)}%`;
-  return scaledValue(form, n, roundUp) === value ? form : value;
 }

@@ -14,7 +14,7 @@ import { templateChangeWrite } from '../common/templateChange.ts';
 import type { KubeObject, KubeWrite } from '../../kube/types.ts';
 import type { Action, Distribution, WorkloadView } from '../../rollout/types.ts';
 import type { Observation } from '../driver.ts';
-import { budgetForm, chooseBudget, type Budget, type BudgetInput } from './budget.ts';
+import { chooseBudget, type Budget, type BudgetInput } from './budget.ts';
 import { resolveRollingBudget } from '../../rollout/arithmetic.ts';
 import { INFLATED_MIN_READY_SECONDS, deploymentGuard, revisionNumber, strategyOf } from './deploymentObjects.ts';
 import {
@@ -162,12 +162,8 @@ function pace(d: KubeObject, originals: Originals | null, view: WorkloadView, ta
     return out;
   }
   const live = strategyOf(d).rollingUpdate ?? {};
-  // Written so that a scale by the user before our next pass keeps the controller within their budget (budget.ts).
-  const user = originals ?? liveOriginals(d);
-  const maxSurge = budgetForm(budget.maxSurge, view.replicas, user.maxSurge, true);
-  const maxUnavailable = budgetForm(budget.maxUnavailable, view.replicas, user.maxUnavailable, false);
-  if (live.maxSurge !== maxSurge || live.maxUnavailable !== maxUnavailable) {
-    out.spec.strategy = { rollingUpdate: { maxSurge, maxUnavailable } };
+  if (live.maxSurge !== budget.maxSurge || live.maxUnavailable !== budget.maxUnavailable) {
+    out.spec.strategy = { rollingUpdate: { maxSurge: budget.maxSurge, maxUnavailable: budget.maxUnavailable } };
     out.reasons.push(`batch budget maxSurge ${budget.maxSurge}, maxUnavailable ${budget.maxUnavailable}`);
   }
   if (spec(d).paused === true) {

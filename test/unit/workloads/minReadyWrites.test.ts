@@ -37,7 +37,7 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
       verb: 'patch', ref: REF, patchType: 'merge', resourceVersion: '100',
       patch: {
         metadata: { annotations: ANNOTATIONS },
-        spec: { minReadySeconds: 2147483646, progressDeadlineSeconds: 2147483647, strategy: { rollingUpdate: { maxSurge: '10%', maxUnavailable: '0%' } }, paused: false },
+        spec: { minReadySeconds: 2147483646, progressDeadlineSeconds: 2147483647, strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }, paused: false },
       },
       reason: 'take over: snapshot the user\'s fields into rollouts.kruise.io/original-*, inflate minReadySeconds and progressDeadlineSeconds, batch budget maxSurge 1, maxUnavailable 0, unpause (the native controller moves the pods)',
     }]);
@@ -50,7 +50,7 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
     paused.spec = { ...paused.spec, paused: true };
     assert.deepEqual(deploymentWrites(observation(paused, [stable(9), canary(1)]), [distribute(V2, { [V2]: 1, [V1]: 9 })]), [], 'converged: nothing to write');
     const [w, ...rest] = deploymentWrites(obs, [distribute(V2, { [V2]: 5, [V1]: 5 })]) as any[];
-    assert.deepEqual(w.patch, { spec: { strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } } });
+    assert.deepEqual(w.patch, { spec: { strategy: { rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } } });
     assert.deepEqual(rest, []);
   });
 
@@ -80,14 +80,14 @@ describe('Deployment driver, MinReadySeconds strategy: exact writes', () => {
 
   it('the pass whose drain completes the batch also pauses (after the drain), so the next pass at the pause writes nothing', () => {
     // 25%/25% of 10, batch of 3 landed with one surge pod: old 8 → 7 is ours to drain, then the batch stands.
-    const d = takenOver({ maxSurge: '0%', maxUnavailable: '25%' });
+    const d = takenOver({ maxSurge: 0, maxUnavailable: 2 });
     const drained = deploymentWrites(observation(d, [stable(8), canary(3)]), [distribute(V2, { [V2]: 3, [V1]: 7 })]) as any[];
     assert.deepEqual(drained.map((w) => [w.ref.kind, w.patch, w.precondition ?? false]), [
       ['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }], true],
       ['ReplicaSet', { spec: { replicas: 7 } }, false],
       ['Deployment', [{ op: 'test', path: '/metadata/generation', value: 2 }, { op: 'add', path: '/spec/paused', value: true }], true],
     ]);
-    const atRest = takenOver({ maxSurge: '0%', maxUnavailable: '25%' });
+    const atRest = takenOver({ maxSurge: 0, maxUnavailable: 2 });
     atRest.spec = { ...atRest.spec, paused: true };
     assert.deepEqual(deploymentWrites(observation(atRest, [stable(7), canary(3)]), [distribute(V2, { [V2]: 3, [V1]: 7 })]), [], 'at the pause: nothing to write');
     // A drain that leaves the batch short (its pods not all there yet) does not pause.
@@ -199,6 +199,6 @@ describe('MinReadySeconds strategy: a scale-down mid-batch (soak)', () => {
     const d = takenOver({ maxSurge: 0, maxUnavailable: 1 });
     d.spec = { ...d.spec, replicas: 3, paused: true };
     const writes = deploymentWrites(observation(d, [stable(2), canary(1)]), [distribute(V2, { [V2]: 2, [V1]: 1 })]) as any[];
-    assert.deepEqual(writes.map((w) => w.patch.spec), [{ strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: '0%' } }, paused: false }]);
+    assert.deepEqual(writes.map((w) => w.patch.spec), [{ strategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } }, paused: false }]);
   });
 });
