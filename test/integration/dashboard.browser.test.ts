@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium, type ChromiumInfo } from '../support/browser.ts';
@@ -141,7 +142,8 @@ describe('the dashboard in Chromium, against local mode', () => {
     await page.locator('.problem[role="alert"]').first().waitFor({ timeout: 30_000 });
     assert.match(await page.locator('.problem[role="alert"]').first().innerText(), /local mode is not running|does not answer|fetch failed|ECONNREFUSED/);
     t.diagnostic(`screenshot: ${await screenshot('6-local-mode-down')}`);
-    serve = await ServeProcess.start(home, ['--sandbox', '--pod-ready-ms', '300'], env);
+    // Another port for certain: a port taken from the OS (port 0) may come back the same one.
+    serve = await ServeProcess.start(home, ['--sandbox', '--pod-ready-ms', '300', '--port', String(await freePortOtherThan(before))], env);
     const endpoint = readFileSync(path.join(home, 'endpoint'), 'utf8').trim();
     await waitFor(async () => (await page.locator('[data-testid="target"]').innerText()).includes(endpoint), { message: `the header to name ${endpoint}`, timeoutMs: 30_000 });
     assert.notEqual(await page.locator('[data-testid="target"]').innerText(), before, 'local mode listens on another port');
@@ -151,3 +153,15 @@ describe('the dashboard in Chromium, against local mode', () => {
     t.diagnostic(`screenshot: ${await screenshot('7-local-mode-back')}`);
   });
 });
+
+/** A free port on 127.0.0.1 that is not the one `shown` (e.g. "local mode · http://127.0.0.1:45213") names. */
+async function freePortOtherThan(shown: string): Promise<number> {
+  const taken = Number(/:(\d+)\s*$/.exec(shown)?.[1] ?? 0);
+  for (;;) {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (port !== taken) return port;
+  }
+}
