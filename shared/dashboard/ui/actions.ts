@@ -30,17 +30,22 @@ const ACTIONS: readonly Action[] = [
   { verb: 'undo', label: 'Undo', enabled: (s) => s.stableRevision !== null, confirm: (k) => `Undo ${k.name} to its previous revision? Its pods are replaced.` },
 ];
 
+/** What the page says once `verb` was sent: recorded, already recorded, or why it failed. */
+export async function commandNote(verb: string, sent: Promise<{ duplicate?: boolean }>): Promise<{ text: string; bad: boolean }> {
+  try {
+    const res = await sent;
+    return { text: res.duplicate ? `${verb} was already recorded` : `${verb} recorded`, bad: false };
+  } catch (err) {
+    return { text: `${verb} failed: ${err instanceof Error ? err.message : String(err)}`, bad: true };
+  }
+}
+
 export function Actions({ rolloutKey, state, onDone }: { rolloutKey: RolloutKey; state: ReleaseState; onDone: () => void }) {
   const [asking, setAsking] = useState<Action | null>(null);
   const [note, setNote] = useState<{ text: string; bad: boolean } | null>(null);
   const send = async (a: Action) => {
     setAsking(null);
-    try {
-      const res = await dashboardApi.command(rolloutKey, a.verb);
-      setNote({ text: res.duplicate ? `${a.verb} was already recorded` : `${a.verb} recorded`, bad: false });
-    } catch (err) {
-      setNote({ text: `${a.verb} failed: ${err instanceof Error ? err.message : String(err)}`, bad: true });
-    }
+    setNote(await commandNote(a.verb, dashboardApi.command(rolloutKey, a.verb)));
     onDone();
   };
   return html`

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import { fleetCommandProblem, waveAwaitingApproval } from '../../fleet/commands.ts';
 import type { FleetCommandBody, FleetState } from '../../fleet/types.ts';
 import type { DashboardFleetVerb } from '../types.ts';
+import { commandNote } from './actions.ts';
 import { dashboardApi } from './api.ts';
 import { html } from './html.ts';
 
@@ -61,12 +62,7 @@ export function FleetActions({ name, state, onDone }: { name: string; state: Fle
       if (Object.keys(parsed.images).length > 0) body = { images: parsed.images };
     }
     setAsking(null);
-    try {
-      const res = await dashboardApi.fleetCommand(name, a.verb, body);
-      setNote({ text: res.duplicate ? `${a.verb} was already recorded` : `${a.verb} recorded`, bad: false });
-    } catch (err) {
-      setNote({ text: `${a.verb} failed: ${err instanceof Error ? err.message : String(err)}`, bad: true });
-    }
+    setNote(await commandNote(a.verb, dashboardApi.fleetCommand(name, a.verb, body)));
     onDone();
   };
   return html`
