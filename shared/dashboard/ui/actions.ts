@@ -40,6 +40,21 @@ export async function commandNote(verb: string, sent: Promise<{ duplicate?: bool
   }
 }
 
+/** The confirmation a button asks for before its command is sent; `extra`: fields shown above the buttons. */
+export function confirmDialog(d: { text: unknown; verb: string; label: string; onCancel: () => void; onOk: () => void; extra?: unknown }) {
+  return html`
+    <div class="dialog-backdrop">
+      <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-text" data-testid="confirm">
+        <p id="confirm-text">${d.text}</p>
+        ${d.extra ?? null}
+        <div class="dialog-buttons">
+          <button type="button" data-testid="confirm-cancel" onClick=${d.onCancel}>Cancel</button>
+          <button type="button" class=${`primary action-${d.verb}`} data-testid="confirm-ok" onClick=${d.onOk}>${d.label}</button>
+        </div>
+      </div>
+    </div>`;
+}
+
 export function Actions({ rolloutKey, state, onDone }: { rolloutKey: RolloutKey; state: ReleaseState; onDone: () => void }) {
   const [asking, setAsking] = useState<Action | null>(null);
   const [note, setNote] = useState<{ text: string; bad: boolean } | null>(null);
@@ -54,15 +69,6 @@ export function Actions({ rolloutKey, state, onDone }: { rolloutKey: RolloutKey;
         <button type="button" class=${`action action-${a.verb}`} data-verb=${a.verb} disabled=${!a.enabled(state)}
           onClick=${() => (a.confirm ? setAsking(a) : void send(a))}>${a.label}</button>`)}
       ${note ? html`<span class=${note.bad ? 'note problem' : 'note'} role="status">${note.text}</span>` : null}
-      ${asking ? html`
-        <div class="dialog-backdrop">
-          <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-text" data-testid="confirm">
-            <p id="confirm-text">${asking.confirm?.(rolloutKey, state)}</p>
-            <div class="dialog-buttons">
-              <button type="button" data-testid="confirm-cancel" onClick=${() => setAsking(null)}>Cancel</button>
-              <button type="button" class=${`primary action-${asking.verb}`} data-testid="confirm-ok" onClick=${() => void send(asking)}>${asking.label}</button>
-            </div>
-          </div>
-        </div>` : null}
+      ${asking ? confirmDialog({ text: asking.confirm?.(rolloutKey, state), verb: asking.verb, label: asking.label, onCancel: () => setAsking(null), onOk: () => void send(asking) }) : null}
     </div>`;
 }

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { fleetCommandProblem, waveAwaitingApproval } from '../../fleet/commands.ts';
 import type { FleetCommandBody, FleetState } from '../../fleet/types.ts';
 import type { DashboardFleetVerb } from '../types.ts';
-import { commandNote } from './actions.ts';
+import { commandNote, confirmDialog } from './actions.ts';
 import { dashboardApi } from './api.ts';
 import { html } from './html.ts';
 
@@ -74,20 +74,13 @@ export function FleetActions({ name, state, onDone }: { name: string; state: Fle
             onClick=${() => (a.confirm ? setAsking(a) : void send(a))}>${a.label}</button>`;
       })}
       ${note ? html`<span class=${note.bad ? 'note problem' : 'note'} role="status">${note.text}</span>` : null}
-      ${asking ? html`
-        <div class="dialog-backdrop">
-          <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="confirm-text" data-testid="confirm">
-            <p id="confirm-text">${asking.confirm?.(name, state)}</p>
-            ${asking.verb === 'release' ? html`
-              <label class="field">New images <code>container=image</code>, comma-separated (none: release what each member holds)
-                <input type="text" data-testid="release-images" value=${images} placeholder="app=nginx:1.28"
-                  onInput=${(e: Event) => setImages((e.target as HTMLInputElement).value)} />
-              </label>` : null}
-            <div class="dialog-buttons">
-              <button type="button" data-testid="confirm-cancel" onClick=${() => setAsking(null)}>Cancel</button>
-              <button type="button" class=${`primary action-${asking.verb}`} data-testid="confirm-ok" onClick=${() => void send(asking)}>${asking.label}</button>
-            </div>
-          </div>
-        </div>` : null}
+      ${asking ? confirmDialog({
+        text: asking.confirm?.(name, state), verb: asking.verb, label: asking.label, onCancel: () => setAsking(null), onOk: () => void send(asking),
+        extra: asking.verb === 'release' ? html`
+          <label class="field">New images <code>container=image</code>, comma-separated (none: release what each member holds)
+            <input type="text" data-testid="release-images" value=${images} placeholder="app=nginx:1.28"
+              onInput=${(e: Event) => setImages((e.target as HTMLInputElement).value)} />
+          </label>` : null,
+      }) : null}
     </div>`;
 }
