@@ -9,13 +9,14 @@ import { AppsV1Api } from '@kubernetes/client-node';
 import { InvariantWatcher, rawGet } from '../../bench/testbed/invariants.ts';
 import { startTestCluster, mergePatch, NEVER_READY_LABEL, type TestCluster } from '../../bench/testbed/kube.ts';
 import { proportionalSizes } from '../../bench/testbed/proportionalScale.ts';
-import { SetWatcher } from '../../bench/testbed/soak/setWatcher.ts';
+import { AFTER_TEMPLATE_CHANGE, SetWatcher } from '../../bench/testbed/soak/setWatcher.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
 
-type Obj = { metadata: { name: string; creationTimestamp?: string; annotations?: Record<string, string>; deletionTimestamp?: string; generation?: number; managedFields?: { manager?: string; fieldsV1?: Record<string, unknown> }[] }; spec: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } }; status?: { observedGeneration?: number; replicas?: number; conditions?: { type: string; status: string }[] } };
+type Obj = { metadata: { name: string; creationTimestamp?: string; annotations?: Record<string, string>; deletionTimestamp?: string; generation?: number; managedFields?: { manager?: string; fieldsV1?: Record<string, unknown> }[] }; spec: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } }; status?: { observedGeneration?: number; replicas?: number; conditions?: { type: string; status: string; lastTransitionTime?: string }[] } };
 
 const V1 = 'registry.invalid/app:v1';
 const V2 = 'registry.invalid/app:v2';
+const V3 = 'registry.invalid/app:v3';
 
 describe('native behaviour behind the watchers\' exemptions (no reconciler of ours)', () => {
   let cluster: TestCluster;
@@ -163,5 +164,49 @@ describe('native behaviour behind the watchers\' exemptions (no reconciler of ou
       assert.deepEqual(Object.fromEntries(after.filter((rs) => Number(rs.spec.replicas) > 0).map((rs) => [rs.metadata.name, Number(rs.spec.replicas)])), Object.fromEntries(expected), `at ${n}`);
     }
     assert.equal(Number(newOf(await list(ns, 'replicasets'))?.spec.replicas), 2);
+  });
+
+  it('NB-6: a template change mid-roll: the StatefulSet controller replaces the highest stale pod while a pod below it, just recreated, is not yet Available', async () => {
+    const ns = await cluster.createNamespace('nb6');
+    const labels = { app: 'app' };
+    const minReadySeconds = 5;
+    await apps.createNamespacedStatefulSet({ namespace: ns, body: {
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'app', labels },
+      spec: { replicas: 3, serviceName: 'app', minReadySeconds, podManagementPolicy: 'Parallel', selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: V1 }] } } },
+    } });
+    /** Ready for minReadySeconds now (lastTransitionTime is whole seconds, rounded down: never later than the truth). */
+    const available = (p: Obj, now: number): boolean => {
+      const since = Date.parse((p.status?.conditions ?? []).find((c) => c.type === 'Ready' && c.status === 'True')?.lastTransitionTime ?? '');
+      return !p.metadata.deletionTimestamp && !Number.isNaN(since) && since + minReadySeconds * 1000 <= now;
+    };
+    const pod = async (name: string): Promise<Obj | undefined> => (await list(ns, 'pods')).find((p) => p.metadata.name === name);
+    const setImage = (image: string) => apps.patchNamespacedStatefulSet({ name: 'app', namespace: ns, body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } } }, mergePatch);
+    await waitFor(async () => (await list(ns, 'pods')).filter((p) => available(p, Date.now())).length === 3, { message: '3 Available pods', timeoutMs: 60_000 });
+    const watcher = await SetWatcher.start(cluster.admin, ns, 'app');
+    const from = Date.now();
+    try {
+      await setImage(V2);
+      // app-2 is replaced and Available; then app-1 is deleted and comes back on V2, not yet Available.
+      await waitFor(async () => {
+        const p = await pod('app-1');
+        return p !== undefined && imageOf(p) === V2 && !available(p, Date.now());
+      }, { message: 'app-1 recreated on V2, not yet Available', timeoutMs: 60_000, intervalMs: 100 });
+      await setImage(V3);
+      const low: string[] = [];
+      await waitFor(async () => {
+        const now = Date.now();
+        const pods = await list(ns, 'pods');
+        const up = pods.filter((p) => available(p, now)).map((p) => p.metadata.name).sort();
+        if (up.length < 2) low.push(`only ${up.join(', ') || 'none'} Available at ${new Date(now).toISOString()}`);
+        return pods.length === 3 && pods.every((p) => imageOf(p) === V3 && available(p, now));
+      }, { message: 'every pod on V3 and Available', timeoutMs: 90_000, intervalMs: 100 });
+      assert.ok(low.length > 0, 'the controller took app-2 down while app-1 was short of Available: fewer than 3 − 1 Available for a while');
+      watcher.stop();
+      assert.deepEqual(watcher.violations, [], 'each removal was the rolling update\'s own step');
+      const availability = watcher.coverage({ from, to: Date.now() }).availability;
+      assert.ok((availability?.narrowedSeconds[AFTER_TEMPLATE_CHANGE] ?? 0) > 0, `judged by the narrow rule meanwhile: ${JSON.stringify(availability)}`);
+    } finally {
+      watcher.stop();
+    }
   });
 });
