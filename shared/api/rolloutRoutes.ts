@@ -165,7 +165,7 @@ async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps)
   return workload ? check(workload) : [];
 }
 
-/** 404 naming the cluster when this API cannot reach a cluster of that name (nothing is stored). */
+/** 404 naming the cluster when this API cannot reach a cluster of that name, 409 when it is leaving (nothing is stored). */
 async function requireKnownCluster(deps: ApiDeps, cluster: string): Promise<void> {
   let reason: string | null = null;
   if (deps.clusterNames !== undefined) {
@@ -174,6 +174,12 @@ async function requireKnownCluster(deps: ApiDeps, cluster: string): Promise<void
     reason = `cluster "${cluster}" is not registered (PUT /v1/clusters/${cluster} first)`;
   }
   if (reason !== null) throw new HttpError(404, reason, { issues: [{ path: 'cluster', reason }] });
+  // A cluster being deregistered takes no new rollout: it is handing its workloads back (shared/fleet/leave.ts).
+  const leaving = (await deps.store.getCluster(cluster))?.leaving;
+  if (leaving !== undefined) {
+    const why = `cluster "${cluster}" is being deregistered (since ${leaving.since}, by ${leaving.by}); register it again (PUT /v1/clusters/${cluster}) to apply rollouts to it`;
+    throw new HttpError(409, why, { issues: [{ path: 'cluster', reason: why }] });
+  }
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {
