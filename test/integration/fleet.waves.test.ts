@@ -472,7 +472,7 @@ describe('fleet release over three clusters through local mode', () => {
       await waitFor(async () => (await memberState('c3'))?.release?.stepState === 'StepPaused', { message: 'c3 to wait at its first step', timeoutMs: 120_000, intervalMs: 250 });
       const refused = await cli('clusters', 'deregister', 'c3');
       assert.equal(refused.code, 1);
-      assert.match(refused.err, /^name: fleet web's member default\/web in cluster c3 is mid-release: a release of revision \S+ is in flight \(Paused: .*\); deregister once it has finished, or after rollouts fleet abort web has rolled it back\n$/);
+      assert.match(refused.err, /^name: fleet web's member default\/web in cluster c3 is mid-release: a release of revision \S+ is in flight \((Progressing|Paused): .*\); deregister once it has finished, or after rollouts fleet abort web has rolled it back\n$/);
       assert.equal((await registration('c3')).leaving, undefined, 'c3 is not leaving');
       await approveMemberStep('c3');
 
