@@ -36,7 +36,7 @@ export function register(program: Command, io: CliIO): void {
         const res = await client.clusters();
         if (flags.output === 'json') return io.out(`${JSON.stringify(res, null, 2)}\n`);
         if (res.clusters.length === 0) return io.out('no clusters registered\n');
-        const rows = [...res.clusters].sort((a, b) => a.name.localeCompare(b.name)).map((c) => [c.name, reachedBy(c), labelsOf(c), c.timeZone ?? `${DEFAULT_CLUSTER_TIME_ZONE} (default)`]);
+        const rows = [...res.clusters].sort((a, b) => a.name.localeCompare(b.name)).map((c) => [c.leaving ? `${c.name} (leaving)` : c.name, reachedBy(c), labelsOf(c), c.timeZone ?? `${DEFAULT_CLUSTER_TIME_ZONE} (default)`]);
         io.out(`${formatTable([['NAME', 'REACHED BY', 'LABELS', 'TIME ZONE'], ...rows])}\n`);
       }));
   addOutputOption(

@@ -279,6 +279,9 @@ describe('rollouts clusters deregister', () => {
       await h.api.store.deleteRollout(LOCAL_KEY);
       await h.api.store.deleteCluster('local');
     };
+    const marked = await h.cli('clusters', 'deregister', 'local');
+    assert.equal(marked.out, 'cluster/local leaving: default/web hands its workload back first\n');
+    assert.match((await h.cli('clusters', 'list')).out, /^local \(leaving\) +https:\/\/local\.example/m, 'clusters list says it is leaving');
     const left = await h.cli('clusters', 'deregister', 'local', '--wait');
     assert.deepEqual(left, { code: 0, out: 'cluster/local leaving: default/web hands its workload back first\ncluster/local deregistered\n', err: '' });
   });
