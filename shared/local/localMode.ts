@@ -176,7 +176,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       store, queue, clock, clusters,
       supportedKinds: SUPPORTED_KINDS,
       maxBodyBytes: MAX_BODY_BYTES,
-      requireRegisteredCluster: false,
+      // Several clusters are reached by registration: one deregistered takes no rollout until registered again.
+      requireRegisteredCluster: target.registrations.length > 0,
       partitionRefusal: target.partitionRefusal ?? null,
       // Only the names local mode reaches: with one cluster every name would reach it.
       clusterNames: target.names,

@@ -84,6 +84,16 @@ describe('DELETE /v1/clusters/<name>', () => {
     assert.equal(await a.store.getCluster('eu-1'), null);
   });
 
+  it('local mode with several clusters (clusterNames and registrations): a deregistered one takes no rollout until registered again', async () => {
+    const a = api({ clusterNames: ['c1', 'c2'], requireRegisteredCluster: true });
+    for (const c of ['c1', 'c2']) await a.call('PUT', `/v1/clusters/${c}`, { endpoint: { server: `https://${c}.example` } });
+    assert.equal((await a.call('DELETE', '/v1/clusters/c2')).status, 200);
+    const refused = await a.call('PUT', '/v1/rollouts/c2/shop/web', rolloutDoc());
+    assert.equal(refused.status, 404);
+    assert.match((refused.json.error as { message: string }).message, /^cluster "c2" is not registered \(PUT \/v1\/clusters\/c2 first\)$/);
+    assert.equal((await a.call('PUT', '/v1/rollouts/c1/shop/web', rolloutDoc())).status, 201);
+  });
+
   it('a PUT while it leaves keeps the cluster', async () => {
     const a = await fleetWithMember(atRest());
     await a.call('DELETE', '/v1/clusters/eu-1');
