@@ -123,6 +123,12 @@ export interface ClusterRegistration extends ClusterPlacement {
    * may configure tokens instead), read with roleArn when given (the cluster's account).
    */
   endpoint?: { server: string; caData?: string; tokenSecretArn?: string; roleArn?: string; insecureSkipTlsVerify?: boolean };
+  /**
+   * Set by a deregistration that had rollouts to hand back (shared/fleet/leave.ts): fleets no longer
+   * select the cluster and no rollout may be applied to it, but it stays reachable until its last
+   * rollout has handed its workload back; then the registration is deleted. A PUT clears it.
+   */
+  leaving?: { since: string; by: string };
 }
 
 export interface StateStore {
@@ -154,6 +160,8 @@ export interface StateStore {
   putCluster(reg: ClusterRegistration): Promise<void>;
   getCluster(name: string): Promise<ClusterRegistration | null>;
   listClusters(): Promise<ClusterRegistration[]>;
+  /** Deletes a registration (a no-op when there is none). */
+  deleteCluster(name: string): Promise<void>;
 
   /** SPEC + STATE of one fleet in one Query. */
   loadFleet(name: string): Promise<LoadedFleet>;

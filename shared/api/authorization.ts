@@ -8,7 +8,7 @@
 // Validated once at cold start (shared/app/config.ts) and at synth (infra/parameters.ts).
 import * as z from 'zod';
 
-export const API_VERBS = ['read', 'apply', 'delete', 'release', 'approve', 'pause', 'resume', 'abort', 'retry', 'undo', 'registerCluster'] as const;
+export const API_VERBS = ['read', 'apply', 'delete', 'release', 'approve', 'pause', 'resume', 'abort', 'retry', 'undo', 'registerCluster', 'deregisterCluster'] as const;
 export type ApiVerb = (typeof API_VERBS)[number];
 
 const pattern = z.string().min(1).max(2048).regex(/^[^\s]+$/, { error: 'must not contain spaces' });

@@ -5,13 +5,14 @@
 import * as z from 'zod';
 import { NotFoundError } from '../errors.ts';
 import { clusterPlacementSchema } from '../fleet/clusters.ts';
+import { leaveIssues, type StoredRolloutOfCluster } from '../fleet/leave.ts';
 import type { ClusterRegistration } from '../ports.ts';
 import { jsonBody, parseBody } from './body.ts';
-import { badRequest, json } from './httpError.ts';
+import { HttpError, badRequest, json } from './httpError.ts';
 import { requestReconcile } from './enqueue.ts';
 import { clusterNameParam } from './params.ts';
 import type { RouteContext } from './routes.ts';
-import type { ApiResponse, ClusterListResponse, ClusterResponse } from './types.ts';
+import type { ApiResponse, ClusterDeregisterResponse, ClusterListResponse, ClusterResponse } from './types.ts';
 
 const registration = z
   .strictObject({
@@ -73,4 +74,51 @@ export async function getCluster({ params, deps }: RouteContext): Promise<ApiRes
 export async function listClusters({ deps }: RouteContext): Promise<ApiResponse> {
   const out: ClusterListResponse = { clusters: await deps.store.listClusters() };
   return json(200, out);
+}
+
+/**
+ * DELETE /v1/clusters/<name> (`rollouts clusters deregister`): the cluster leaves, never leaving a
+ * workload held (shared/fleet/leave.ts). Refused (409, each issue naming the rollout and why) while
+ * a Rollout no fleet owns is stored for it, or a fleet member there is mid-release; nothing changes
+ * then. With nothing stored it is deleted at once (200). Otherwise it is marked leaving (202): fleets
+ * stop selecting it, their members leave with a history entry and hand their workloads back, and the
+ * last one's removal deletes the registration (shared/reconcile/clusterLeave.ts). Repeating the
+ * request is safe; a PUT meanwhile keeps the cluster.
+ */
+export async function deleteCluster({ req, params, deps }: RouteContext): Promise<ApiResponse> {
+  const name = clusterNameParam(params);
+  const reg = await deps.store.getCluster(name);
+  if (!reg) throw new NotFoundError(`cluster "${name}" is not registered`);
+  const stored = await storedRollouts(deps, name);
+  const issues = leaveIssues(name, stored);
+  if (issues.length > 0) {
+    throw new HttpError(409, `cluster ${name} cannot leave now: ${issues.map((i) => i.reason).join('; ')}`, { issues });
+  }
+  const members = stored.filter((r) => r.spec !== null).map((r) => r.key);
+  if (stored.length === 0) {
+    await deps.store.deleteCluster(name);
+    const out: ClusterDeregisterResponse = { cluster: name, deregistered: true, handingBack: [] };
+    await enqueueFleets(deps);
+    return json(200, out);
+  }
+  const leaving = reg.leaving ?? { since: deps.clock.now().toISOString(), by: req.principal };
+  await deps.store.putCluster({ ...reg, leaving });
+  // Each fleet looks again: its member there leaves (and is asked to hand its workload back).
+  await enqueueFleets(deps);
+  for (const key of stored.map((r) => r.key)) await requestReconcile(deps, key);
+  const out: ClusterDeregisterResponse = { cluster: name, deregistered: false, handingBack: members, leaving };
+  return json(202, out);
+}
+
+async function storedRollouts(deps: RouteContext['deps'], cluster: string): Promise<StoredRolloutOfCluster[]> {
+  const out: StoredRolloutOfCluster[] = [];
+  for (const key of await deps.store.listRollouts({ cluster })) {
+    const loaded = await deps.store.load(key);
+    out.push({ key, spec: loaded.spec?.spec ?? null, state: loaded.state.state });
+  }
+  return out;
+}
+
+async function enqueueFleets(deps: RouteContext['deps']): Promise<void> {
+  for (const fleet of await deps.store.listFleets()) await requestReconcile(deps, { fleet });
 }

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import { CommandRejectedError, NotFoundError, ValidationError } from '../errors.ts';
-import { clusterInfo, type ClusterInfo } from '../fleet/clusters.ts';
+import { selectableClusters, type ClusterInfo } from '../fleet/clusters.ts';
 import { fleetCommandProblem } from '../fleet/commands.ts';
 import { memberKey } from '../fleet/member.ts';
 import { parseFleetRollout } from '../fleet/parse.ts';
@@ -82,7 +82,7 @@ function fleetName(params: Record<string, string>): string {
 }
 
 async function registered(deps: ApiDeps): Promise<ClusterInfo[]> {
-  return (await deps.store.listClusters()).map(clusterInfo);
+  return selectableClusters(await deps.store.listClusters());
 }
 
 /** 403 unless the caller may `verb` in every member cluster and namespace. */

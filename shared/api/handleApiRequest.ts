@@ -1,7 +1,7 @@
 // The HTTP API, transport-independent: the Lambda Function URL handler and local mode's HTTP server
 // both call handleApiRequest. JSON in and out; errors are {"error": {"message", "issues"?}} with
 // 400 (malformed, naming the field), 404, 405, 409, 413, 422 (invalid Rollout) or 503.
-import { getCluster, listClusters, putCluster } from './clusterRoutes.ts';
+import { deleteCluster, getCluster, listClusters, putCluster } from './clusterRoutes.ts';
 import { FLEET_VERBS, applyFleet, deleteFleet, fleetCommandRoute, fleetHistory, fleetScope, getFleet, listFleets } from './fleetRoutes.ts';
 import { COMMAND_VERBS } from './commandBodies.ts';
 import { commandRoute } from './commandRoutes.ts';
@@ -28,6 +28,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: '/v1/clusters', verb: 'read', handle: listClusters },
   { method: 'PUT', pattern: '/v1/clusters/:name', verb: 'registerCluster', handle: putCluster },
   { method: 'GET', pattern: '/v1/clusters/:name', verb: 'read', handle: getCluster },
+  { method: 'DELETE', pattern: '/v1/clusters/:name', verb: 'deregisterCluster', handle: deleteCluster },
   { method: 'GET', pattern: '/v1/fleets', verb: 'read', handle: listFleets },
   { method: 'PUT', pattern: FLEET, verb: 'apply', handle: applyFleet },
   { method: 'GET', pattern: FLEET, verb: 'read', handle: getFleet },

@@ -165,15 +165,26 @@ async function workloadIssues(key: RolloutKey, spec: RolloutSpec, deps: ApiDeps)
   return workload ? check(workload) : [];
 }
 
-/** 404 naming the cluster when this API cannot reach a cluster of that name (nothing is stored). */
+/**
+ * 404 naming the cluster when this API cannot reach a cluster of that name (local mode: not one it
+ * serves; deployed, or local mode with several clusters: not registered, e.g. deregistered), 409
+ * when it is leaving. Nothing is stored either way.
+ */
 async function requireKnownCluster(deps: ApiDeps, cluster: string): Promise<void> {
-  let reason: string | null = null;
-  if (deps.clusterNames !== undefined) {
-    if (!deps.clusterNames.includes(cluster)) reason = `cluster "${cluster}" is not registered (this API serves ${deps.clusterNames.map((c) => `"${c}"`).join(', ')})`;
-  } else if (deps.requireRegisteredCluster && !(await deps.store.getCluster(cluster))) {
-    reason = `cluster "${cluster}" is not registered (PUT /v1/clusters/${cluster} first)`;
+  if (deps.clusterNames !== undefined && !deps.clusterNames.includes(cluster)) {
+    const reason = `cluster "${cluster}" is not registered (this API serves ${deps.clusterNames.map((c) => `"${c}"`).join(', ')})`;
+    throw new HttpError(404, reason, { issues: [{ path: 'cluster', reason }] });
   }
-  if (reason !== null) throw new HttpError(404, reason, { issues: [{ path: 'cluster', reason }] });
+  const reg = await deps.store.getCluster(cluster);
+  if (reg === null && deps.requireRegisteredCluster) {
+    const reason = `cluster "${cluster}" is not registered (PUT /v1/clusters/${cluster} first)`;
+    throw new HttpError(404, reason, { issues: [{ path: 'cluster', reason }] });
+  }
+  // A cluster being deregistered takes no new rollout: it is handing its workloads back (shared/fleet/leave.ts).
+  if (reg?.leaving !== undefined) {
+    const why = `cluster "${cluster}" is being deregistered (since ${reg.leaving.since}, by ${reg.leaving.by}); register it again (PUT /v1/clusters/${cluster}) to apply rollouts to it`;
+    throw new HttpError(409, why, { issues: [{ path: 'cluster', reason: why }] });
+  }
 }
 
 function applied(key: RolloutKey, specVersion: number, unchanged: boolean, spec: RolloutSpec): ApplyResponse {

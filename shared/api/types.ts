@@ -182,6 +182,15 @@ export interface ClusterResponse {
   cluster: ClusterRegistration;
 }
 
+/** DELETE /v1/clusters/<name>: deleted at once, or leaving while its rollouts hand their workloads back. */
+export interface ClusterDeregisterResponse {
+  cluster: string;
+  /** True when the registration is gone; false while the rollouts in `handingBack` hand their workloads back. */
+  deregistered: boolean;
+  handingBack: RolloutKey[];
+  leaving?: { since: string; by: string };
+}
+
 export interface ClusterListResponse {
   clusters: ClusterRegistration[];
 }

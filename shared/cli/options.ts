@@ -26,7 +26,7 @@ Target:
 export function addTargetOptions(cmd: Command): Command {
   return cmd
     .option('-n, --namespace <ns>', 'namespace of the rollout', 'default')
-    .option('--cluster <name>', 'cluster the rollout is in (default: "local" in local mode, else $ROLLOUTS_CLUSTER)')
+    .option('--cluster <name>', 'cluster the rollout is in (default: $ROLLOUTS_CLUSTER, else "local" in local mode with one cluster; required with serve --clusters N)')
     .option('--endpoint <url>', 'API of a deployed stack (default: $ROLLOUTS_ENDPOINT, else local mode)');
 }
 

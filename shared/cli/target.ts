@@ -1,6 +1,7 @@
 // Which API a command talks to, and for which cluster:
 //   --endpoint URL / ROLLOUTS_ENDPOINT  → a deployed stack (SigV4); --cluster / ROLLOUTS_CLUSTER required
-//   else <data dir>/endpoint            → local mode (`npm start`); cluster "local" unless told otherwise
+//   else <data dir>/endpoint            → local mode (`npm start`); cluster "local" unless told otherwise,
+//                                          and required with `serve --clusters N` (c1..cN, <data dir>/clusters)
 //   else                                → a one-line error saying how to start local mode
 import { LOCAL_CLUSTER, dataDirPaths, resolveDataDir } from '../local/dataDir.ts';
 import { ConfigError } from '../errors.ts';
@@ -50,7 +51,25 @@ export async function resolveTarget(opts: TargetOptions, rt: CliRuntime, io: Cli
     );
   }
   const target: ApiTarget = { mode: 'local', endpoint: local };
+  const named = opts.cluster ?? (rt.env.ROLLOUTS_CLUSTER || undefined);
+  if (named === undefined) await requireOneLocalCluster(io, paths.clusters);
   return { client: new ApiClient(target, { fetch: rt.fetch }), cluster: clusterOf(target) };
+}
+
+/**
+ * `serve --clusters N` serves c1..cN and no cluster "local": a verb without --cluster would act on
+ * nothing (or on a cluster the user did not mean, were it to pick c1, the canary), so it is a usage
+ * error naming the clusters. One cluster (or a local mode from before the file existed): "local".
+ */
+async function requireOneLocalCluster(io: CliIO, file: string): Promise<void> {
+  let names: string[];
+  try {
+    names = (await io.readFile(file)).split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  } catch {
+    return;
+  }
+  if (names.length === 0 || names.includes(LOCAL_CLUSTER)) return;
+  throw new CliExit(EXIT.usage, `error: local mode serves clusters ${names.join(', ')} (serve --clusters ${names.length}), none of them "${LOCAL_CLUSTER}": give --cluster <name> (e.g. --cluster ${names[0]}) or set ROLLOUTS_CLUSTER`);
 }
 
 /**

@@ -3,7 +3,7 @@
 // shapes; failures become ApiError (the API answered 4xx/5xx) or ApiUnreachableError (no answer).
 import type { CommandVerb } from '../api/commandBodies.ts';
 import type { FleetApplyResponse, FleetCommandResponse, FleetGetResponse, FleetHistoryResponse, FleetSummary } from '../api/fleetRoutes.ts';
-import type { ApplyResponse, ClusterListResponse, CommandResponse, GetResponse, HistoryResponse, ListResponse, StatusResponse } from '../api/types.ts';
+import type { ApplyResponse, ClusterDeregisterResponse, ClusterListResponse, ClusterResponse, CommandResponse, GetResponse, HistoryResponse, ListResponse, StatusResponse } from '../api/types.ts';
 import type { WorkloadResponse } from '../api/workloadRoutes.ts';
 import { RolloutsError, type FieldIssue } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
@@ -89,6 +89,14 @@ export class ApiClient {
 
   clusters(): Promise<ClusterListResponse> {
     return this.call('GET', '/v1/clusters');
+  }
+
+  cluster(name: string): Promise<ClusterResponse> {
+    return this.call('GET', `/v1/clusters/${encodeURIComponent(name)}`);
+  }
+
+  deregisterCluster(name: string): Promise<ClusterDeregisterResponse> {
+    return this.call('DELETE', `/v1/clusters/${encodeURIComponent(name)}`);
   }
 
   fleetApply(name: string, document: unknown): Promise<FleetApplyResponse> {

@@ -42,3 +42,11 @@ export function clusterPlacementIssues(reg: ClusterPlacement): FieldIssue[] {
 export function clusterInfo(reg: ClusterPlacement & { name: string }): ClusterInfo {
   return { name: reg.name, labels: { ...reg.labels }, timeZone: reg.timeZone ?? null };
 }
+
+/**
+ * The registrations fleets may select: a cluster that is leaving (deregistered while it still had
+ * rollouts to hand back, shared/fleet/leave.ts) is no longer one, so its members leave their fleets.
+ */
+export function selectableClusters(regs: readonly (ClusterPlacement & { name: string; leaving?: unknown })[]): ClusterInfo[] {
+  return regs.filter((r) => r.leaving === undefined).map(clusterInfo);
+}

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { acquirePidLock } from '../adapters/local/pidLock.ts';
 
-/** Local mode's one cluster name; the CLI's --cluster defaults to it against local mode. */
+/** Local mode's one cluster name; the CLI's --cluster defaults to it against local mode with one cluster. */
 export const LOCAL_CLUSTER = 'local';
 export const DATA_DIR_ENV = 'ROLLOUTS_HOME';
 export const DEFAULT_DATA_DIR = '.rollouts';
@@ -13,6 +13,8 @@ export interface DataDirPaths {
   root: string;
   /** The API URL of the running local mode; removed when it stops. */
   endpoint: string;
+  /** The cluster names the running local mode serves, one a line ("local", or c1..cN); removed when it stops. */
+  clusters: string;
   kubeconfig: string;
   /** One `serve` per data directory. */
   lock: string;
@@ -37,6 +39,7 @@ export function dataDirPaths(root: string): DataDirPaths {
   return {
     root,
     endpoint: path.join(root, 'endpoint'),
+    clusters: path.join(root, 'clusters'),
     kubeconfig: path.join(root, 'kubeconfig'),
     lock: path.join(root, 'serve.lock'),
     dynamodb: path.join(root, 'dynamodb'),

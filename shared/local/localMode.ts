@@ -176,7 +176,8 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
       store, queue, clock, clusters,
       supportedKinds: SUPPORTED_KINDS,
       maxBodyBytes: MAX_BODY_BYTES,
-      requireRegisteredCluster: false,
+      // Several clusters are reached by registration: one deregistered takes no rollout until registered again.
+      requireRegisteredCluster: target.registrations.length > 0,
       partitionRefusal: target.partitionRefusal ?? null,
       // Only the names local mode reaches: with one cluster every name would reach it.
       clusterNames: target.names,
@@ -219,6 +220,11 @@ export async function startLocalMode(opts: LocalModeOptions): Promise<LocalMode>
 
     await writeFile(paths.kubeconfig, target.userKubeconfig, { mode: 0o600 });
     await chmod(paths.kubeconfig, 0o600);
+    // The names the API serves, for the CLI's --cluster default (shared/cli/target.ts): before the
+    // endpoint, so a CLI that finds the endpoint finds them too; removed after it.
+    await writeFile(`${paths.clusters}.tmp`, `${target.names.join('\n')}\n`);
+    await rename(`${paths.clusters}.tmp`, paths.clusters);
+    cleanups.push({ what: 'clusters file', run: () => rm(paths.clusters, { force: true }) });
     // Written last: its presence tells the CLI that everything behind the URL is up. Written whole
     // or not at all (a rename), so a reader never finds it there but empty.
     await writeFile(`${paths.endpoint}.tmp`, `${server.url}\n`);

@@ -26,6 +26,7 @@ import { saveStateKeepingCommands } from './saveState.ts';
 import { checkStoredSpec } from './storedSpec.ts';
 import { REQUEUE_SECONDS } from './runAgain.ts';
 import { notifyFleet } from './fleet/notify.ts';
+import { finishLeaving } from './clusterLeave.ts';
 
 /**
  * `retry`: a transient fault outlasted the adapters' retries; nothing was persisted, run again
@@ -107,6 +108,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
     // Finish it, or the sweep would find the leftover due item on every tick.
     if (loaded.state.version > 0) {
       await deps.store.deleteRollout(key);
+      await finishLeaving(deps, key.cluster);
       return result('removed');
     }
     return result('missing');
@@ -214,6 +216,7 @@ async function pass(key: RolloutKey, deps: ReconcileDeps, progress: PassProgress
   }
   if (planned.removed) {
     await deps.store.deleteRollout(key);
+    await finishLeaving(deps, key.cluster);
     return result('removed', { writes: writes.length });
   }
   return result(changed || writes.length > 0 || pendingOutbox ? 'progressed' : 'noop', {

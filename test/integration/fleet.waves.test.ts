@@ -9,7 +9,13 @@
 // approval cap holding c2 and c3 at zero new pods). Then the same with a GitOps-style change (kubectl
 // set image in all three at once), a kill -9 of local mode in wave 2, after which it goes on, and
 // c2's kube-apiserver stopped (SIGSTOP) while c2 releases: the fleet waits naming c2, c3 does not
-// start, and when the apiserver runs again (SIGCONT) the release goes on to the end. Last, release
+// start, and when the apiserver runs again (SIGCONT) the release goes on to the end. Then an
+// after-wave Prometheus gate (a real Prometheus scraping a test exporter) failing after the canary
+// wave: the fleet halts and, with rollbackOnFailure, c1 returns to its stable version while c2 and
+// c3 get no pod of the new one. Then clusters leaving and joining mid-run: c3 deregistered at rest
+// (its member hands the Deployment back), registered again once the release runs (it joins the last
+// wave, its labels' ring=rest), c2 deregistered while it waits its turn (it leaves, handed back), c3
+// refusing to leave while its release is under way; the run completes on c1 and c3. Last, release
 // windows read in each cluster's own zone: a window open now in c2's zone (America/New_York) and
 // closed in c1's (Europe/Dublin) and c3's (Australia/Sydney), from the real clock: c2 releases, c1
 // and c3 wait with the window named.
@@ -21,13 +27,15 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { runKubectl } from '../../shared/adapters/local/controlplane/kubectl.ts';
 import { readProcessRecords } from '../../shared/adapters/local/controlplane/processRecords.ts';
-import type { HistoryEntry } from '../../shared/ports.ts';
+import type { ClusterRegistration, HistoryEntry } from '../../shared/ports.ts';
+import type { ReleaseState } from '../../shared/rollout/types.ts';
 import type { FleetState } from '../../shared/fleet/types.ts';
 import { FleetWatcher } from '../../bench/testbed/fleetWatcher.ts';
 import { InvariantWatcher } from '../../bench/testbed/invariants.ts';
 import { rawGet } from '../../bench/testbed/namespaceWatch.ts';
 import { ServeProcess, cleanEnv, ourProcesses, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
+import { startPrometheus, startTestExporter } from '../support/prometheus.ts';
 
 const home = mkdtempSync(path.join(tmpdir(), 'rollouts-fleet-'));
 const env = cleanEnv();
@@ -54,6 +62,47 @@ async function fleetState(): Promise<FleetState> {
   const res = await fetch(new URL('/v1/fleets/web', endpoint));
   assert.equal(res.status, 200, await res.clone().text());
   return ((await res.json()) as { state: FleetState }).state;
+}
+
+/** One request to local mode's API, as the CLI would send it. */
+async function apiCall(method: string, route: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const endpoint = readFileSync(path.join(home, 'endpoint'), 'utf8').trim();
+  const res = await fetch(new URL(route, endpoint), { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** A member's STATE as `rollouts get web --cluster <c> -o json` shows it; null when it has none (404). */
+async function memberState(cluster: string): Promise<ReleaseState | null> {
+  const r = await apiCall('GET', `/v1/rollouts/${cluster}/default/web`);
+  if (r.status === 404) return null;
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  return (r.json as { state: ReleaseState }).state;
+}
+
+interface DeploymentObject { metadata: { annotations?: Record<string, string> }; spec: { paused?: boolean; replicas: number; strategy: { type: string } } }
+
+/** The Deployment web as its cluster has it: handed back (no hold of ours left) or not. */
+async function deployment(cluster: string): Promise<DeploymentObject> {
+  return await rawGet(admins[cluster] as KubeConfig, '/apis/apps/v1/namespaces/default/deployments/web') as DeploymentObject;
+}
+
+function assertHandedBack(cluster: string, d: DeploymentObject): void {
+  assert.notEqual(d.spec.paused, true, `${cluster}: the Deployment controller runs web again`);
+  assert.deepEqual(Object.keys(d.metadata.annotations ?? {}).filter((k) => k.startsWith('rollouts.kruise.io/original-') || k.startsWith('rollouts.serverless-rollouts.io/')), [], `${cluster}: no annotation of ours left on web`);
+  assert.deepEqual([d.spec.replicas, d.spec.strategy.type], [REPLICAS, 'RollingUpdate'], `${cluster}: the user's replicas and strategy`);
+}
+
+async function fleetHistory(): Promise<HistoryEntry[]> {
+  const r = await cli('fleet', 'history', 'web', '-o', 'json');
+  assert.equal(r.code, 0, r.err);
+  return (JSON.parse(r.out) as { history: HistoryEntry[] }).history;
+}
+
+/** The member of `cluster` at its first step's own approval (pause: {}), then approved. */
+async function approveMemberStep(cluster: string): Promise<void> {
+  await waitFor(async () => (await memberState(cluster))?.release?.stepState === 'StepPaused', { message: `${cluster} to wait at its first step`, timeoutMs: 120_000, intervalMs: 250 });
+  const r = await cli('approve', 'web', '--cluster', cluster);
+  assert.equal(r.code, 0, r.err);
 }
 
 async function memberHistory(cluster: string): Promise<HistoryEntry[]> {
@@ -317,6 +366,135 @@ describe('fleet release over three clusters through local mode', () => {
       signalApiserver('c2', 'SIGCONT');
     }
     await finishWaveTwo(image, started);
+  });
+
+  test('an after-wave Prometheus gate failing after the canary wave: the fleet halts, rollbackOnFailure returns c1 to stable, and c2 and c3 get nothing', async () => {
+    const exporter = await startTestExporter();
+    const prometheus = await startPrometheus({ targets: [exporter.target] });
+    try {
+      await prometheus.waitForTargets();
+      exporter.set('app_errors_ratio', 0.3, { app: 'web' });
+      await waitFor(async () => Number((await prometheus.query('app_errors_ratio{app="web"}'))[0]?.value[1]) === 0.3, { message: 'Prometheus to scrape the error rate' });
+      const gated = path.join(home, 'fleet-gated.yaml');
+      writeFileSync(gated, readFileSync(fleetFile, 'utf8')
+        .replace('after: {approval: true}', `after: {gates: [{name: errors, interval: 1s, failureLimit: 0, prometheus: {url: "${prometheus.url}", query: 'app_errors_ratio{app="web"}', condition: "< 0.05"}}]}`)
+        .replace('  waves:', '  rollbackOnFailure: true\n  waves:'));
+      const applied = await cli('fleet', 'apply', '-f', gated);
+      assert.equal(applied.code, 0, applied.err);
+      const stable = await liveImages('c1');
+      const image = 'nginx:1.33';
+      const watcher = await FleetWatcher.start(admins, { namespace: 'default', selector: 'app=web', container: 'app', image, replicas: REPLICAS, firstBatch: FIRST_BATCH, waves: WAVES });
+      let ended: FleetState;
+      try {
+        const released = await cli('fleet', 'release', 'web', '--image', `app=${image}`);
+        assert.equal(released.code, 0, released.err);
+        const started = await waitFor(async () => (await fleetState()).release, { message: 'the fleet release to start', timeoutMs: 30_000 });
+        ended = await waitFor(async () => {
+          const s = await fleetState();
+          return s.lastRelease?.id === started.id && s.release === null ? s : null;
+        }, { message: 'the fleet release to halt and roll back', timeoutMs: 180_000, intervalMs: 250 });
+      } finally {
+        watcher.stop();
+      }
+      // The canary released (the watcher saw it start and finish), and nothing else ever started.
+      watcher.assertClean();
+      assert.deepEqual(watcher.startOrder(), ['c1'], 'only the canary cluster released');
+      assert.equal(ended.phase, 'RolledBack', ended.message);
+      assert.match(ended.lastRelease?.endReason ?? '', /^after-wave gate errors of wave canary failed: .*0\.3/);
+      assert.deepEqual(ended.lastRelease?.waves.map((w) => w.members.map((m) => `${m.cluster}:${m.status}`)), [['c1:RolledBack'], ['c2:Waiting', 'c3:Waiting']]);
+      const types = (await fleetHistory()).filter((h) => h.releaseId === ended.lastRelease?.id).map((h) => h.type);
+      for (const t of ['Fleet Wave Released', 'Fleet Gate Failed', 'Fleet Halted', 'Fleet Rollback Started', 'Fleet Rolled Back']) assert.ok(types.includes(t), `fleet history has ${t}: ${types.join(', ')}`);
+      await waitFor(async () => JSON.stringify(await liveImages('c1')) === JSON.stringify(stable), { message: 'c1 back on its stable version on every pod', timeoutMs: 60_000 });
+      assert.equal((await memberState('c1'))?.lastRelease?.kind, 'rollback', 'c1 rolled back by its own rollback');
+      for (const c of ['c2', 'c3']) {
+        assert.ok(!(await liveImages(c)).includes(image), `${c} has no pod of ${image}`);
+        assert.equal((await releasesSince(c, ended.lastRelease?.startedAt ?? '')).length, 0, `${c} started no release`);
+      }
+    } finally {
+      await prometheus.stop();
+      await exporter.stop();
+    }
+  });
+
+  test('clusters leave and join mid-run: c3 deregistered, then registered again joins the last wave; c2 deregistered while it waits leaves; c3 cannot leave mid-release; the run completes', async () => {
+    // The fleet of the first tests, each member waiting at its first step for its own approval (so c3 is
+    // mid-release for as long as the test needs).
+    const joins = path.join(home, 'fleet-joins.yaml');
+    writeFileSync(joins, readFileSync(fleetFile, 'utf8').replace('{replicas: 1, pause: {duration: 1}}', '{replicas: 1, pause: {}}'));
+    const applied = await cli('fleet', 'apply', '-f', joins);
+    assert.equal(applied.code, 0, applied.err);
+    const registration = async (c: string) => ((await apiCall('GET', `/v1/clusters/${c}`)).json as { cluster: ClusterRegistration }).cluster;
+    const c2reg = await registration('c2');
+    const c3reg = await registration('c3');
+    const before = await liveImages('c3');
+
+    // c3 at rest leaves: its member hands web back exactly as the user had it, then the registration goes.
+    const left = await cli('clusters', 'deregister', 'c3', '--wait');
+    assert.equal(left.code, 0, left.err);
+    assert.match(left.out, /^cluster\/c3 leaving: default\/web hands its workload back first\ncluster\/c3 deregistered\n$/);
+    assert.equal(await memberState('c3'), null, 'the member in c3 is gone');
+    assertHandedBack('c3', await deployment('c3'));
+    assert.deepEqual(await liveImages('c3'), before, 'c3 runs what it ran');
+    const listed = JSON.parse((await cli('clusters', 'list', '-o', 'json')).out) as { clusters: { name: string }[] };
+    assert.deepEqual(listed.clusters.map((c) => c.name), ['c1', 'c2']);
+
+    const image = 'nginx:1.34';
+    const watcher = await FleetWatcher.start(admins, { namespace: 'default', selector: 'app=web', container: 'app', image, replicas: REPLICAS, firstBatch: FIRST_BATCH, waves: WAVES });
+    try {
+      const released = await cli('fleet', 'release', 'web', '--image', `app=${image}`);
+      assert.equal(released.code, 0, released.err);
+      const started = await waitFor(async () => (await fleetState()).release, { message: 'the fleet release to start', timeoutMs: 30_000 });
+      assert.deepEqual(started.waves.map((w) => w.members.map((m) => m.cluster)), [['c1'], ['c2']]);
+
+      // Registered again mid-run: c3 joins the last wave (ring=rest; no wave's selector picks it).
+      assert.equal((await apiCall('PUT', '/v1/clusters/c3', c3reg)).status, 201);
+      const joined = await waitFor(async () => {
+        const s = await fleetState();
+        return s.release?.waves[1]?.members.some((m) => m.cluster === 'c3') ? s : null;
+      }, { message: 'c3 to join wave rest', timeoutMs: 60_000, intervalMs: 250 });
+      assert.deepEqual(joined.release?.waves[1]?.members.map((m) => [m.cluster, m.status, m.late]), [['c2', 'Waiting', false], ['c3', 'Waiting', false]]);
+      await waitFor(async () => (await memberState('c3'))?.stableRevision ?? null, { message: 'the member in c3 to adopt web again', timeoutMs: 60_000, intervalMs: 250 });
+
+      await approveMemberStep('c1');
+      await waitFor(async () => (await fleetState()).cause?.kind === 'Approval', { message: 'the approval wait after the canary wave', timeoutMs: 120_000, intervalMs: 250 });
+
+      // c2 waits its turn (nothing of the release reached it): it may leave, handed back, and the run goes on.
+      const c2left = await cli('clusters', 'deregister', 'c2', '--wait');
+      assert.equal(c2left.code, 0, c2left.err);
+      assert.equal(await memberState('c2'), null);
+      assertHandedBack('c2', await deployment('c2'));
+      const gone = (await fleetState()).release?.waves[1]?.members.find((m) => m.cluster === 'c2');
+      assert.deepEqual([gone?.status, gone?.note], ['Left', 'left the fleet: it was deregistered']);
+
+      watcher.openWave(1);
+      assert.equal((await cli('fleet', 'approve', 'web')).code, 0);
+      // c3 mid-release (at its own step approval): its leave is refused, naming the member and why; nothing changes.
+      await waitFor(async () => (await memberState('c3'))?.release?.stepState === 'StepPaused', { message: 'c3 to wait at its first step', timeoutMs: 120_000, intervalMs: 250 });
+      const refused = await cli('clusters', 'deregister', 'c3');
+      assert.equal(refused.code, 1);
+      assert.match(refused.err, /^name: fleet web's member default\/web in cluster c3 is mid-release: a release of revision \S+ is in flight \((Progressing|Paused): .*\); deregister once it has finished, or after rollouts fleet abort web has rolled it back\n$/);
+      assert.equal((await registration('c3')).leaving, undefined, 'c3 is not leaving');
+      await approveMemberStep('c3');
+
+      const done = await waitFor(async () => {
+        const s = await fleetState();
+        return s.lastRelease?.id === started.id && s.phase === 'Completed' ? s : null;
+      }, { message: `fleet release ${started.id} to complete`, timeoutMs: 180_000, intervalMs: 250 });
+      assert.deepEqual(done.lastRelease?.waves.map((w) => w.members.map((m) => `${m.cluster}:${m.status}`)), [['c1:Completed'], ['c2:Left', 'c3:Completed']]);
+      await waitFor(() => watcher.allDone() || (watcher.startOrder().join() === 'c1,c3' && watcher.timeline.filter((e) => e.what === 'done').length === 2), { message: 'c1 and c3 on the new version on every pod', timeoutMs: 30_000 });
+      const types = (await fleetHistory()).filter((h) => h.releaseId === started.id).map((h) => `${h.type}${h.message.includes('c3 joined') ? ' c3' : h.message.includes('c2 left') ? ' c2' : ''}`);
+      assert.ok(types.includes('Fleet Member Joined c3') && types.includes('Fleet Member Left c2'), types.join(', '));
+    } finally {
+      watcher.stop();
+    }
+    watcher.assertClean();
+    assert.deepEqual(watcher.startOrder(), ['c1', 'c3'], 'c1, then c3 once approved; c2 never');
+    for (const c of ['c1', 'c3']) assert.deepEqual(await liveImages(c), Array(REPLICAS).fill(image), `${c} on ${image}`);
+    assert.ok(!(await liveImages('c2')).includes(image), 'c2 has no pod of the new version');
+
+    // The sandbox as the next test expects it: c2 registered again, its member adopting web at rest.
+    assert.equal((await apiCall('PUT', '/v1/clusters/c2', c2reg)).status, 201);
+    await waitFor(async () => (await memberState('c2'))?.stableRevision ?? null, { message: 'the member in c2 to adopt web again', timeoutMs: 60_000, intervalMs: 250 });
   });
 
   test('release windows in each cluster\'s own time zone: open in c2\'s, closed in c1\'s and c3\'s; c2 releases, c1 and c3 wait naming the window', async () => {

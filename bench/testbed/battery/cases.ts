@@ -130,6 +130,8 @@ const COMMANDS: HttpCase[] = [
 const reg = (name: string, body: unknown, field: string, reason: RegExp, path = '/v1/clusters/prod'): HttpCase =>
   ({ category: 'cluster registration', name, method: 'PUT', path, body, status: 400, field, reason });
 const EKS = { clusterName: 'prod', region: 'eu-west-1' };
+const dereg = (name: string, cluster: string, status: number, field: string, reason: RegExp): HttpCase =>
+  ({ category: 'cluster registration', name, method: 'DELETE', path: `/v1/clusters/${cluster}`, status, field, reason });
 
 const CLUSTERS: HttpCase[] = [
   reg('neither eks nor endpoint', {}, 'eks', /exactly one of eks or endpoint/),
@@ -143,6 +145,10 @@ const CLUSTERS: HttpCase[] = [
   reg('a name in the body other than the URL\'s', { name: 'staging', eks: EKS }, 'name', /is "staging" but the URL names "prod"/),
   reg('an unknown field', { eks: EKS, kubeconfig: '~/.kube/config' }, 'kubeconfig', /^unknown field$/),
   reg('a cluster name that starts with "-"', { eks: EKS }, 'cluster', /must be 1-100 letters, digits/, '/v1/clusters/-prod'),
+  // Deregistration (shared/fleet/leave.ts): never leaving a workload held. The fixtures' cluster is registered and holds Rollouts no fleet owns.
+  dereg('deregister of a cluster holding Rollouts no fleet owns', C, 409, 'name', /^cluster test has rollout battery\/busy, which no fleet owns: delete it first \(rollouts delete busy -n battery --cluster test hands its workload back\)$/),
+  dereg('deregister of a cluster that is not registered', 'nowhere', 404, 'nowhere', /cluster "nowhere" is not registered/),
+  dereg('deregister of a cluster name with a space', 'a%20b', 400, 'cluster', /must be 1-100 letters, digits/),
 ];
 
 const req = (name: string, method: string, path: string, status: number, field: string, reason: RegExp, body?: unknown): HttpCase =>
@@ -187,6 +193,9 @@ const CLI: CliCase[] = [
   cli('approve when nothing awaits approval', ['approve', 'web', '-n', NAMESPACE], 1, 'approve', /^error: approve test\/battery\/web: no release is waiting for approval\n$/),
   cli('undo --to-revision of a revision not retained', ['undo', 'web', '-n', NAMESPACE, '--to-revision', '99'], 1, 'toRevision', /^toRevision: revision 99 is not retained by Deployment battery\/web \(retained: 1\)\n$/),
   cli('plan --steps with a step over 100%', ['plan', '--replicas', '10', '--steps', '1,150%'], 2, '--steps', /must be <= 100%/),
+  cli('clusters deregister without a name', ['clusters', 'deregister'], 2, 'name', /missing required argument 'name'/),
+  cli('clusters deregister --timeout that is not a duration', ['clusters', 'deregister', C, '--wait', '--timeout', 'soon'], 2, '--timeout', /duration/),
+  cli('clusters deregister of a cluster holding Rollouts no fleet owns', ['clusters', 'deregister', C], 1, 'name', /^name: cluster test has rollout battery\/busy, which no fleet owns: delete it first/),
 ];
 
 const live = (name: string, method: string, path: string, body: unknown, status: number, field: string, reason: RegExp, api: 'local' | 'deployed' = 'local'): HttpCase =>

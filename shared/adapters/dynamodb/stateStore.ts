@@ -236,6 +236,11 @@ export class DynamoStateStore implements StateStore {
     return out.Item ? readClusterItem(out.Item) : null;
   }
 
+  async deleteCluster(name: string): Promise<void> {
+    validateKeyPart(name, 'name');
+    await this.table.deleteItem({ Key: marshall({ pk: CLUSTERS_PK, sk: clusterSk(name) }) });
+  }
+
   async listClusters(): Promise<ClusterRegistration[]> {
     const items = await this.table.queryAll({
       KeyConditionExpression: 'pk = :pk',

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import { ConflictError } from '../../errors.ts';
+import { mayDropMember } from '../../fleet/leave.ts';
 import { memberKey } from '../../fleet/member.ts';
 import type { FleetSpec, MemberObservation } from '../../fleet/types.ts';
 import type { LoadedRollout } from '../../ports.ts';
@@ -81,6 +82,8 @@ export async function writeMembers(deps: ReconcileDeps, spec: FleetSpec, wanted:
   }
   for (const [cluster, m] of members.loaded) {
     if (wantedClusters.has(cluster) || m.spec?.spec.fleet?.name !== spec.name) continue;
+    // Mid-release under a permit: it finishes first, and its end brings the fleet back here (shared/fleet/leave.ts).
+    if (!mayDropMember(m.state.version > 0 ? m.state.state : null)) continue;
     const key = memberKey(spec, cluster);
     const id = `fleet-${spec.name}-leave-${m.spec.specVersion}`;
     await deps.store.recordCommand(key, { type: 'delete', id, at: deps.clock.now().toISOString(), by: `fleet:${spec.name}` });

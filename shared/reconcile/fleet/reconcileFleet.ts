@@ -8,7 +8,7 @@
 // race persists nothing and sends nothing, and runs again.
 import { isDeepStrictEqual } from 'node:util';
 import { ConflictError, TerminalError, TransientError, recoveryOf } from '../../errors.ts';
-import { clusterInfo } from '../../fleet/clusters.ts';
+import { selectableClusters } from '../../fleet/clusters.ts';
 import { planFleet } from '../../fleet/plan.ts';
 import { fleetClusters } from '../../fleet/placement.ts';
 import { recordFleetResults } from '../../fleet/results.ts';
@@ -67,7 +67,7 @@ async function pass(name: string, deps: ReconcileDeps, result: Result, sawWake: 
     stored = flushed;
   }
 
-  const clusters = (await deps.store.listClusters()).map(clusterInfo);
+  const clusters = selectableClusters(await deps.store.listClusters());
   const inRelease = [stored.state.release, stored.state.lastRelease].flatMap((r) => (r ? allMembers(r).map((m) => m.cluster) : []));
   const members = await loadMembers(deps, spec, [...fleetClusters(spec, clusters).map((c) => c.name), ...inRelease]);
   await crash('observed');

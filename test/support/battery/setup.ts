@@ -1,11 +1,14 @@
 // Puts each fixture of fixtures.ts in the state its cases need, through the API and `reconcile`,
 // then waits until the cluster is at rest.
 import { FIXTURES, type FixtureName } from '../../../bench/testbed/battery/fixtures.ts';
+import { CLUSTER } from '../../../bench/testbed/engine.ts';
 import type { Battery } from './harness.ts';
 
 const REPLICAS = 2;
 
 export async function setUpFixtures(b: Battery): Promise<void> {
+  // The fixtures' cluster registered (the deregistration cases aim at it); the APIs reach it through the engine's client.
+  await b.engine.store.putCluster({ name: CLUSTER, endpoint: { server: 'https://127.0.0.1:6443' } });
   await b.createNamespace();
   const deployments = (['web', 'busy', 'held', 'leaving', 'dupes'] as const);
   for (const name of deployments) await b.createDeployment(name, { replicas: REPLICAS });

@@ -270,6 +270,12 @@ export class MemoryStateStore implements StateStore {
     return reg ? copy(reg) : null;
   }
 
+  async deleteCluster(name: string): Promise<void> {
+    validateKeyPart(name, 'name');
+    this.meter.add('ddb.write');
+    this.clusters.delete(name);
+  }
+
   async listClusters(): Promise<ClusterRegistration[]> {
     this.meter.add('ddb.read');
     return [...this.clusters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => copy(r));
