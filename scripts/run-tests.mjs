@@ -36,7 +36,9 @@ const args = process.argv.slice(2);
 // in the committed table below (the lead refreshes it from a full CI-like run).
 const writeDurations = args.includes('--write-durations');
 const patterns = args.filter((a) => a !== '--write-durations');
-const files = [...new Set((patterns.length > 0 ? patterns : ['test/**/*.test.ts']).flatMap((p) => (p.includes('*') ? globSync(p, { cwd: root }) : [p])))].sort();
+// Relative to the repository, as the durations table names them (`./test/x.test.ts` is `test/x.test.ts`).
+const files = [...new Set((patterns.length > 0 ? patterns : ['test/**/*.test.ts']).flatMap((p) => (p.includes('*') ? globSync(p, { cwd: root }) : [p]))
+  .map((f) => path.relative(root, path.resolve(root, f))))].sort();
 // Files that run alone, after the others: they provoke the machine's own timing (chaos with kills
 // and outages, processes killed -9, injected faults with timeouts), where a neighbour's CPU would
 // change what they exercise. Every other file runs two at a time: integration files mostly wait on
