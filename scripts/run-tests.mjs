@@ -36,7 +36,7 @@ const args = process.argv.slice(2);
 // in the committed table below (the lead refreshes it from a full CI-like run).
 const writeDurations = args.includes('--write-durations');
 const patterns = args.filter((a) => a !== '--write-durations');
-// Relative to the repository, as the durations table names them (`./test/x.test.ts` is `test/x.test.ts`).
+// Relative to the repository, as the durations table names them (a leading ./ dropped).
 const files = [...new Set((patterns.length > 0 ? patterns : ['test/**/*.test.ts']).flatMap((p) => (p.includes('*') ? globSync(p, { cwd: root }) : [p]))
   .map((f) => path.relative(root, path.resolve(root, f))))].sort();
 // Files that run alone, after the others: they provoke the machine's own timing (chaos with kills
