@@ -55,11 +55,20 @@ const durations = readDurations();
 const QUICK = /^test\/(unit|infra)\//;
 const estimate = (f) => durations[f] ?? (QUICK.test(f) ? 2 : 120);
 // A job is one `node --test` process. Each integration file is a job of its own, so that the lane
-// can order them; the unit and infrastructure files (seconds each) share one job, one file at a time.
+// can order them; the unit and infrastructure files (seconds each) share a few jobs of about
+// QUICK_JOB_SECONDS, one file at a time: short CPU-bound jobs that fill the lane's end, rather than
+// one long one that would start first, beside the longest integration file.
+const QUICK_JOB_SECONDS = 40;
 function jobsOf(list, { group }) {
-  const quick = group ? list.filter((f) => QUICK.test(f)) : [];
-  const jobs = [...list.filter((f) => !quick.includes(f)).map((f) => [f]), ...(quick.length > 0 ? [quick] : [])];
   const cost = (job) => job.reduce((sum, f) => sum + estimate(f), 0);
+  const quick = group ? list.filter((f) => QUICK.test(f)) : [];
+  const chunks = [];
+  for (const f of quick) {
+    const last = chunks.at(-1);
+    if (last && cost(last) + estimate(f) <= QUICK_JOB_SECONDS) last.push(f);
+    else chunks.push([f]);
+  }
+  const jobs = [...list.filter((f) => !quick.includes(f)).map((f) => [f]), ...chunks];
   // Longest first: each slot that frees takes the longest job left (list scheduling), so the lane
   // ends within one short job of the other slot.
   return jobs.map((job) => ({ files: job, estimate: cost(job) })).sort((a, b) => b.estimate - a.estimate || a.files[0].localeCompare(b.files[0]));
