@@ -21,11 +21,12 @@ const BUDGETS: { name: string; maxSurge: number | string; maxUnavailable: number
   { name: '3/0', maxSurge: 3, maxUnavailable: 0, surplus: 1 },
 ];
 
-describe('exact batches whatever the Deployment\'s budget, in both strategies', () => {
-  let engine: Engine;
-  before(async () => { engine = await Engine.start(); });
-  after(async () => { await engine?.stop(); });
+// One control plane for the file: every scenario has a namespace of its own (Engine.scenario).
+let engine: Engine;
+before(async () => { engine = await Engine.start(); });
+after(async () => { await engine?.stop(); });
 
+describe('exact batches whatever the Deployment\'s budget, in both strategies', () => {
   for (const strategy of ['MinReadySeconds', 'Partition'] as DeploymentStrategy[]) {
     for (const budget of BUDGETS) {
       it(`${strategy}, maxSurge/maxUnavailable ${budget.name}: exactly 1, 5 and 10 new pods, within the user's budget`, async () => {
@@ -62,10 +63,6 @@ describe('exact batches whatever the Deployment\'s budget, in both strategies', 
 });
 
 describe('a new image mid-release, Partition strategy (soak)', () => {
-  let engine: Engine;
-  before(async () => { engine = await Engine.start(); });
-  after(async () => { await engine?.stop(); });
-
   it('restarts from step 1 without ever leaving the stable ReplicaSet alone for the native controller to size to N', async () => {
     const s = await engine.scenario('partition-restart', {
       replicas: 5, deploymentStrategy: 'Partition',

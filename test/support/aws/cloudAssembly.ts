@@ -63,7 +63,12 @@ export function synthesizedStack(options: SynthOptions): Promise<CloudAssembly> 
 
 async function synthesizeOnce(key: string, options: SynthOptions): Promise<CloudAssembly> {
   const dir = path.join(sharedDir(), `assembly-${key}`);
-  if (!fs.existsSync(path.join(dir, 'manifest.json'))) {
+  const manifest = path.join(dir, 'manifest.json');
+  // The deployed.* files start together (the longest first: scripts/run-tests.mjs): one synthesizes
+  // while the others wait for its assembly instead of bundling the same four functions beside it.
+  const lock = `${dir}.lock`;
+  while (!fs.existsSync(manifest) && !takeLock(lock)) await new Promise((resolve) => setTimeout(resolve, 250));
+  if (!fs.existsSync(manifest)) {
     const staging = fs.mkdtempSync(`${dir}.staging-`);
     try {
       await runApp(staging, options);
@@ -71,10 +76,40 @@ async function synthesizeOnce(key: string, options: SynthOptions): Promise<Cloud
       fs.renameSync(staging, dir);
     } catch (err) {
       fs.rmSync(staging, { recursive: true, force: true });
-      if (!fs.existsSync(path.join(dir, 'manifest.json'))) throw err;
+      if (!fs.existsSync(manifest)) throw err;
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
     }
   }
   return readAssembly(dir, options);
+}
+
+/** mkdir is atomic: true when this process now holds the lock. A lock whose holder died is taken over. */
+function takeLock(lock: string): boolean {
+  try {
+    fs.mkdirSync(lock);
+    fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  let holder = 0;
+  try {
+    holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8'));
+  } catch {
+    // Released meanwhile, or its holder has not written its pid yet.
+  }
+  if (holder > 0 && !alive(holder)) fs.rmSync(lock, { recursive: true, force: true });
+  return false;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function sharedDir(): string {
