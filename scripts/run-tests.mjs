@@ -42,8 +42,10 @@ const files = [...new Set((patterns.length > 0 ? patterns : ['test/**/*.test.ts'
 // Files that run alone, after the others: they provoke the machine's own timing (chaos with kills
 // and outages, processes killed -9, injected faults with timeouts), where a neighbour's CPU would
 // change what they exercise. Every other file runs two at a time: integration files mostly wait on
-// their control plane (kwok readiness, MinReadySeconds, polls), so two share the 2 cores well.
-const SOLO = [/soak\./, /native\.behaviour/, /\.crash\./, /parentkill/, /kube-client\.faults/, /exit-cleanup/];
+// their control plane (kwok readiness, MinReadySeconds, polls), so two share the 2 cores well, and so
+// does test/integration/pipeline.crash.test.ts (its crashes are thrown at named points in-process:
+// no process killed, no timeout injected).
+const SOLO = [/soak\./, /native\.behaviour/, /localmode\.crash/, /parentkill/, /kube-client\.faults/, /exit-cleanup/];
 const concurrency = Number(process.env.ROLLOUTS_TEST_CONCURRENCY ?? 2);
 
 // The seconds each file took in a whole run (the summary reporter's spans), committed so that the
