@@ -35,7 +35,7 @@ const REQUESTS_PER_MESSAGE = 3;
 const RELEASE_REPLICAS = 100;
 const DAYS_PER_MONTH = HOURS_PER_MONTH / 24;
 
-type Basis = 'measured' | 'infra' | 'modelled' | 'measured × infra' | 'measured + modelled';
+export type Basis = 'measured' | 'infra' | 'modelled' | 'measured × infra' | 'measured + modelled';
 
 export interface CostLine {
   what: string;
@@ -217,18 +217,18 @@ async function run(ctx: BenchContext): Promise<CostModelResult> {
 }
 
 /** How long the on-demand watcher of one release runs, in how many launches, with how many lease checks. */
-function watcherOfRelease(releaseMs: number, watcherSeconds: number): { seconds: number; launches: number; beats: number } {
+export function watcherOfRelease(releaseMs: number, watcherSeconds: number): { seconds: number; launches: number; beats: number } {
   const seconds = (releaseMs + IDLE_GRACE_MS + CHECK_EVERY_MS / 2) / 1000;
   const each = Math.max(1, watcherSeconds - RENEW_BEFORE_MS / 1000);
   const launches = watcherSeconds > 0 ? Math.max(1, Math.ceil((seconds - RENEW_BEFORE_MS / 1000) / each)) : 0;
   return { seconds: watcherSeconds > 0 ? seconds + (launches - 1) * (RENEW_BEFORE_MS / 1000) : 0, launches, beats: watcherSeconds > 0 ? Math.ceil(seconds / (CHECK_EVERY_MS / 1000)) : 0 };
 }
 
-function line(what: string, quantity: number, unit: string, price: PriceName, basis: Basis, how: string): CostLine {
+export function line(what: string, quantity: number, unit: string, price: PriceName, basis: Basis, how: string): CostLine {
   return { what, quantity: round(quantity, 3), unit, price, usd: round(quantity * PRICES[price].usd, 6), basis, how };
 }
 
-function block(lines: CostLine[]): CostBlock {
+export function block(lines: CostLine[]): CostBlock {
   return { lines, totalUsd: round(lines.reduce((n, l) => n + l.usd, 0), 4) };
 }
 

@@ -15,6 +15,7 @@ import { perReconcile } from './perReconcile.ts';
 import { sweepScale } from './sweepScale.ts';
 import { coldStart } from './coldStart.ts';
 import { costModel } from './costModel.ts';
+import { fleetRelease } from './fleetRelease.ts';
 import { PEERS_FLAGS, parsePeersOptions } from './lib/peersOptions.ts';
 import { peers } from './peers.ts';
 import { reactionLatency } from './reactionLatency.ts';
@@ -25,10 +26,10 @@ const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const RESULTS_DIR = path.join(ROOT, 'bench/results');
 const LATEST = path.join(RESULTS_DIR, 'latest.json');
 
-/** In run order: the cost model reads the figures of the areas before it. */
-const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, sweepScale, coldStart, costModel, peers] as Area[];
-/** Areas that start the local Kubernetes control plane. */
-const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers', 'peers']);
+/** In run order: the cost model reads the figures of the areas before it, and the fleet area the cost model's. */
+const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, sweepScale, coldStart, costModel, fleetRelease, peers] as Area[];
+/** Areas that start the local Kubernetes control plane (fleet: three, through `rollouts serve --clusters 3`). */
+const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers', 'fleet', 'peers']);
 /** Areas run only when `--only` names them: the peers build two Go controllers on first use and take a quarter of an hour. */
 const ONLY_WHEN_NAMED = new Set(['peers']);
 

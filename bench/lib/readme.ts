@@ -63,7 +63,16 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   (audit log), minus the benchmark's own, with the contender's own in brackets.
 - **cost** — list prices (us-east-1, recorded with their sources in the JSON; no free tier) × the
   measured units, with the stack's memory sizes, timeouts and schedules read from the synthesized
-  CDK template. Each line is marked measured, infra or modelled (assumptions stated in the JSON).`;
+  CDK template. Each line is marked measured, infra or modelled (assumptions stated in the JSON).
+- **fleet** — \`rollouts serve --clusters 3\` (three sandbox control planes) as a child process, its
+  DynamoDB a dynalite that counts every request and the capacity it reports, driven through the CLI:
+  a FleetRollout of three one-cluster waves [c1] → [c2] → [c3] with no approval, bake or gate between
+  them, released \`BENCH_FLEET_RELEASES\` times (default 10; two wave transitions each). Overhead: the
+  last member of a wave's "Release Completed" → the next wave's first member's "Release Started",
+  both from the members' own history, split by the fleet's history (member seen done, wave started,
+  member permitted). Cost: the cost area's prices, function sizes and watcher model × the units of a
+  fleet release (serve's pass and transition lines, dynalite's requests and capacity in the release's
+  window, less the stack's rate at rest over a 30 s quiet window); each line marked measured or modelled.`;
 
 export function updateReadme(file: string, opts: { generatedAt: string; machine: MachineInfo; durationSeconds: number; table: TableRow[]; measuredAt: Record<string, string> }): void {
   const text = readFileSync(file, 'utf8');
@@ -74,7 +83,7 @@ export function updateReadme(file: string, opts: { generatedAt: string; machine:
     '`npm run bench` runs every benchmark area (≤ 15 minutes on 2 cores), writes `bench/results/latest.json`',
     '(machine, Node version, date, git commit, every figure with its unit; dated copies stay out of git) and',
     'prints the table below. `npm run bench -- --only sweep,coldstart` re-runs some areas (reconcile,',
-    'reaction, release, triggers, sweep, coldstart, cost, peers) and keeps the others from `latest.json`; every run',
+    'reaction, release, triggers, sweep, coldstart, cost, fleet, peers) and keeps the others from `latest.json`; every run',
     'rewrites this section from `latest.json`. The peers area runs only when named (below). Benchmarks are never assertions in `npm test`.',
     '',
     `Last run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,
