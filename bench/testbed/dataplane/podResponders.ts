@@ -86,6 +86,8 @@ function close(responder: Responder): Promise<void> {
 export const DATA_PLANE_RANGES = {
   'dataplane.smoke': '198.18.1.0/24',
   'traffic.release': '198.18.2.0/24',
+  // The traffic bench (bench/trafficApplied.ts), so it may run beside a test run's data-plane files.
+  'bench.traffic': '198.18.3.0/24',
 } as const;
 
 /**
