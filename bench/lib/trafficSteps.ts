@@ -1,10 +1,11 @@
 // The traffic bench's reading (bench/trafficApplied.ts): for each traffic step of a release, the time
 // from its batch Available to its weight served at the proxy, in parts, read from the apiserver's
 // audit log and the probe's answers alone (one clock: this machine's):
-//   available  the batch Available, as the planner's batchDone asks (shared/rollout/progression.ts):
-//              the later of kwok's Ready transition of the k-th pod of the new ReplicaSet (request
-//              body, full precision; the Deployment's minReadySeconds is 0) and the deletion of the
-//              k-th pod of the stable one (no revision may run more pods than asked);
+//   available  the batch Available: kwok's Ready transition of the k-th pod of the new ReplicaSet
+//              (request body, full precision; the Deployment's minReadySeconds is 0, so Ready is
+//              Available, as the Deployment driver counts it: shared/workloads/deployment/view.ts).
+//              Not the stable pods' deletions: the planner's batchDone lets the stable revision keep
+//              pods it is still asked for (shared/rollout/progression.ts);
 //   services   our last Service write between the two (routeStep points the canary Service at the
 //              batch's pods first, then waits the grace period: shared/rollout/routing.ts), or null;
 //   write      our HTTPRoute patch carrying the step's weight (requestReceivedTimestamp; its response
@@ -26,9 +27,8 @@ export interface TrafficStep {
 }
 
 export interface StepReadOptions {
-  /** ReplicaSet names of the release's new and stable revisions. */
+  /** The ReplicaSet of the release's new revision. */
   canaryReplicaSet: string;
-  stableReplicaSet: string;
   /** The new revision's pod-template-hash, as the pods answer it. */
   canaryRevision: string;
   /** trafficRoutings[0].service: the canary backend is `<service>-canary`. */
@@ -130,9 +130,6 @@ export function stepTimings(events: readonly AuditEvent[], answers: readonly Pro
       const t = readyTransition(e);
       return t === null ? [] : [[e.objectRef?.name ?? '', t] as [string, number]];
     }));
-  const deletedAt = firstPerPod(events
-    .filter((e) => e.verb === 'delete' && ok(e) && e.objectRef?.resource === 'pods' && !e.objectRef.subresource && ownerOf(e.objectRef.name ?? '') === o.stableReplicaSet)
-    .map((e) => [e.objectRef?.name ?? '', receivedMs(e)]));
   const ours = (resource: string) => events.filter((e) => e.user.username === ROLLOUTS_USER && ok(e) && e.objectRef?.resource === resource && !e.objectRef.subresource && ['create', 'patch', 'update'].includes(e.verb)).sort(byTime);
   const routeWrites = ours('httproutes');
   const serviceWrites = ours('services');
@@ -149,13 +146,11 @@ export function stepTimings(events: readonly AuditEvent[], answers: readonly Pro
     }
     const writeAt = receivedMs(write);
     after = writeAt;
-    const ready = readyAt[step.replicas - 1];
-    const deleted = deletedAt[step.replicas - 1];
-    if (ready === undefined || deleted === undefined) {
-      problems.push(`${label}: ${ready === undefined ? `no Ready transition of pod ${step.replicas} of ${o.canaryReplicaSet}` : `no deletion of pod ${step.replicas} of ${o.stableReplicaSet}`} in the log`);
+    const availableAt = readyAt[step.replicas - 1];
+    if (availableAt === undefined) {
+      problems.push(`${label}: no Ready transition of pod ${step.replicas} of ${o.canaryReplicaSet} in the log`);
       continue;
     }
-    const availableAt = Math.max(ready, deleted);
     if (availableAt > writeAt) {
       problems.push(`${label}: the weight was written ${(availableAt - writeAt).toFixed(0)} ms before the batch was Available`);
       continue;
