@@ -41,10 +41,10 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   HTTPRoute, each kwok pod answered on its IP: \`bench/testbed/dataplane/\`), the release run by local
   mode's loop. A 10-replica Deployment, steps [1 pod, 10%] → [30%, 30%] → [50%, 50%] → 100% without
   pauses, \`gracePeriodSeconds: 3\` (Kruise's default; Traefik applies provider changes at most every
-  \`providersThrottleDuration\`, 2 s), released six times. Each step in parts: Available (kwok's Ready time of the
-  batch's last new pod, audit log; minReadySeconds 0) →
-  our set-traffic write of the HTTPRoute (audit log; a release's first step first points the canary
-  Service at the batch and waits the grace period) → Traefik's status write accepting the route's
+  \`providersThrottleDuration\`, 2 s), released six times. Each step in parts: Available (kwok's Ready
+  time of the batch's last new pod, audit log; minReadySeconds 0) → our set-traffic write of the
+  HTTPRoute (audit log; a release's first step first points the canary Service at the batch and waits
+  the grace period) → Traefik's status write accepting the route's
   new generation → the first request answered by the canary at the step's share (a probe through the
   proxy without a break: the first canary answer of the first 20 answers within 5 points of the
   weight). The margin is our write + the grace period − that answer: how long before the step
