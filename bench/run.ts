@@ -20,6 +20,7 @@ import { PEERS_FLAGS, parsePeersOptions } from './lib/peersOptions.ts';
 import { peers } from './peers.ts';
 import { reactionLatency } from './reactionLatency.ts';
 import { releaseOverhead } from './releaseOverhead.ts';
+import { trafficApplied } from './trafficApplied.ts';
 import { triggers } from './triggers.ts';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -27,9 +28,11 @@ const RESULTS_DIR = path.join(ROOT, 'bench/results');
 const LATEST = path.join(RESULTS_DIR, 'latest.json');
 
 /** In run order: the cost model reads the figures of the areas before it, and the fleet area the cost model's. */
-const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, sweepScale, coldStart, costModel, fleetRelease, peers] as Area[];
+const AREAS = [perReconcile, reactionLatency, releaseOverhead, triggers, trafficApplied, sweepScale, coldStart, costModel, fleetRelease, peers] as Area[];
 /** Areas that start the local Kubernetes control plane (fleet: three, through `rollouts serve --clusters 3`). */
-const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers', 'fleet', 'peers']);
+const NEEDS_CONTROL_PLANE = new Set(['reconcile', 'reaction', 'release', 'triggers', 'traffic', 'fleet', 'peers']);
+/** Areas that also run the data plane (Traefik and the Gateway API CRDs, scripts/build-dataplane.sh). */
+const NEEDS_DATA_PLANE = new Set(['traffic']);
 /** Areas run only when `--only` names them: the peers build two Go controllers on first use and take a quarter of an hour. */
 const ONLY_WHEN_NAMED = new Set(['peers']);
 
@@ -63,6 +66,7 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
   const previous = readPrevious();
   if (selected.some((a) => NEEDS_CONTROL_PLANE.has(a.name))) buildControlPlane();
+  if (selected.some((a) => NEEDS_DATA_PLANE.has(a.name))) buildDataPlane();
 
   const areas: Record<string, AreaRecord> = { ...(previous?.areas ?? {}) };
   const ctx: BenchContext = { log, args, results: Object.fromEntries(Object.entries(areas).map(([k, v]) => [k, v.result])) };
@@ -145,6 +149,12 @@ function readPrevious(): ResultsFile | null {
 function buildControlPlane(): void {
   const res = spawnSync('bash', [path.join(ROOT, 'scripts/build-testplane.sh')], { stdio: 'inherit' });
   if (res.status !== 0) throw new Error('building the local Kubernetes control plane failed');
+}
+
+/** Builds Traefik and the Gateway API CRDs when they are not cached yet (a no-op otherwise), as for the tests. */
+function buildDataPlane(): void {
+  const res = spawnSync('bash', [path.join(ROOT, 'scripts/build-dataplane.sh')], { stdio: 'inherit' });
+  if (res.status !== 0) throw new Error('building the data plane (Traefik, Gateway API CRDs) failed');
 }
 
 function seconds(ms: number): number {

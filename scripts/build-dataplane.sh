@@ -2,7 +2,7 @@
 # Builds the test bed's data plane, from the Go module proxy only:
 #   traefik       github.com/traefik/traefik/v3, a Gateway API implementation that runs outside the
 #                 cluster, reads HTTPRoutes/Services/EndpointSlices through a kubeconfig and proxies
-#                 real requests to the kwok pods' loopback IPs (test/support/dataplane/)
+#                 real requests to the kwok pods' loopback IPs (bench/testbed/dataplane/)
 #   gateway-api   the standard channel's CRDs from sigs.k8s.io/gateway-api's own config/crd/standard,
 #                 at the version Traefik's go.mod requires (checked here, so the two never drift)
 # Each is cached outside the repository under ${XDG_CACHE_HOME:-~/.cache}/serverless-rollouts/<component>/<version>,

@@ -36,6 +36,19 @@ const METHOD = `How the figures are taken (details and every raw figure with its
   "Release Started"; a StatefulSet image patch's answer to "Release Started"; a timed pause's stored
   deadline to the next step's "Step Started" (ten pauses at once per length). \`BENCH_TRIGGERS_RUNS\`
   scales the repetitions (default 10; twice that for apply → release).
+- **traffic** — issue 25's figure: from a batch Available to its traffic weight applied at the proxy,
+  through the real data plane (Traefik v3.7.13 from \`scripts/build-dataplane.sh\` serving a Gateway API
+  HTTPRoute, each kwok pod answered on its IP: \`bench/testbed/dataplane/\`), the release run by local
+  mode's loop. A 10-replica Deployment, steps [1 pod, 10%] → [30%, 30%] → [50%, 50%] → 100% without
+  pauses, \`gracePeriodSeconds: 3\` (Kruise's default; Traefik applies provider changes at most every
+  \`providersThrottleDuration\`, 2 s), released six times. Each step in parts: Available (kwok's Ready
+  time of the batch's last new pod, audit log; minReadySeconds 0) → our set-traffic write of the
+  HTTPRoute (audit log; a release's first step first points the canary Service at the batch and waits
+  the grace period) → Traefik's status write accepting the route's
+  new generation → the first request answered by the canary at the step's share (a probe through the
+  proxy without a break: the first canary answer of the first 20 answers within 5 points of the
+  weight). The margin is our write + the grace period − that answer: how long before the step
+  counted as live the proxy served it.
 - **sweep** — \`sweepDue\` over items written through the store: \`queryDue\` on dynalite's due-GSI
   shards and the resync window's range (one tick of the default 1-minute sweep over 1000 idle managed
   rollouts resyncs the fifth whose turn it is), then our SQS adapter over an in-process client (no
@@ -83,7 +96,7 @@ export function updateReadme(file: string, opts: { generatedAt: string; machine:
     '`npm run bench` runs every benchmark area (≤ 15 minutes on 2 cores), writes `bench/results/latest.json`',
     '(machine, Node version, date, git commit, every figure with its unit; dated copies stay out of git) and',
     'prints the table below. `npm run bench -- --only sweep,coldstart` re-runs some areas (reconcile,',
-    'reaction, release, triggers, sweep, coldstart, cost, fleet, peers) and keeps the others from `latest.json`; every run',
+    'reaction, release, triggers, traffic, sweep, coldstart, cost, fleet, peers) and keeps the others from `latest.json`; every run',
     'rewrites this section from `latest.json`. The peers area runs only when named (below). Benchmarks are never assertions in `npm test`.',
     '',
     `Last run: ${opts.generatedAt.slice(0, 10)}, ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, commit \`${m.gitCommit?.slice(0, 12) ?? '?'}\`${m.gitDirty ? ' plus uncommitted changes' : ''}; the run took ${Math.round(opts.durationSeconds)} s.`,

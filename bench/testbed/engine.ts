@@ -62,7 +62,7 @@ export class Engine {
    * `auditLog`: record the product user's requests at the apiserver (cluster.auditEvents());
    * `auditRules`: record more (ControlPlaneOptions.auditRules); `nodes`: fake nodes (default 3);
    * `captureCapacity`: tally the capacity units dynalite reports (engine.dynamo.capacity());
-   * `extraUsers`: static-token users beside the product's (a data plane's, test/support/dataplane/);
+   * `extraUsers`: static-token users beside the product's (a data plane's, bench/testbed/dataplane/);
    * `podCidr`: the pods' IP range (ControlPlaneOptions.podCidr).
    */
   static async start(opts: { podReadyDelayMs?: number; auditLog?: boolean; auditRules?: AuditPolicyRule[]; nodes?: number; captureCapacity?: boolean; kruise?: boolean; extraUsers?: ControlPlaneOptions['extraUsers']; podCidr?: string } = {}): Promise<Engine> {

@@ -86,7 +86,7 @@ export interface ControlPlaneOptions {
   extraUsers?: readonly ExtraTokenUser[];
   /**
    * The kwok pods' IP range: POD_CIDR (default) or one /24 of it. Test files that serve pods on their
-   * IPs (test/support/dataplane/) each take their own /24, so two of them running at once (npm test
+   * IPs (bench/testbed/dataplane/) each take their own /24, so two of them running at once (npm test
    * runs files two at a time) never hand out the same address: kwok starts every range at its first.
    */
   podCidr?: string;

@@ -22,6 +22,8 @@ export interface AuditEvent {
   userAgent?: string;
   /** The request body, for rules at level Request or above. */
   requestObject?: unknown;
+  /** The response body, for rules at level RequestResponse (e.g. a patched object's new generation). */
+  responseObject?: unknown;
 }
 
 /** One rule of an audit.k8s.io/v1 Policy (the fields we use). */

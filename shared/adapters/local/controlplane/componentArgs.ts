@@ -32,7 +32,7 @@ export const SERVICE_CIDR = '10.96.0.0/24';
 /**
  * Pod IPs: the benchmarking range of RFC 2544, which nothing on the Internet routes. The test bed makes
  * it local to this host (`ip route replace local 198.18.0.0/16 dev lo`, by .ci/run), so a test can
- * serve HTTP on a pod's own IP (test/support/dataplane/podResponders.ts) and a real proxy reading the
+ * serve HTTP on a pod's own IP (bench/testbed/dataplane/podResponders.ts) and a real proxy reading the
  * pod's EndpointSlice reaches it. Not 127.0.0.0/8: the apiserver refuses loopback addresses in
  * EndpointSlices (ValidateEndpointIP). kwok hands out addresses from the range's first, and reuses
  * those of deleted pods.
