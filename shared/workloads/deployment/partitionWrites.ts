@@ -134,19 +134,51 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
 }
 
 /**
- * Downs before ups, so the pods being replaced are gone before new ones arrive (never above
- * N + maxSurge) — unless that leaves, between two writes, a lone active ReplicaSet this pass does
- * not bring to N: the native controller resizes a lone active ReplicaSet to spec.replicas, paused
- * or not (moves.ts), so the one coming up must exist first. Soak: a restart scaled the interrupted
- * revision to 0 before creating the new one, the controller sized the stable ReplicaSet to N in
- * between, and the ReplicaSets asked for N + 1 until the next batch move. Ups first costs a moment
- * of surplus; a lone ReplicaSet this pass takes to N anyway (the last move) is no harm.
+ * The order of one pass's ReplicaSet writes. Each write lands alone, and the native controller acts
+ * between two of them, so every prefix must be a state we can stand behind:
+ * - never a lone active ReplicaSet this pass does not bring to N: the native controller resizes a
+ *   lone active ReplicaSet to spec.replicas, paused or not (moves.ts). Soak: a restart scaled the
+ *   interrupted revision to 0 before creating the new one, the controller sized the stable
+ *   ReplicaSet to N in between, and the ReplicaSets asked for N + 1 until the next batch move;
+ * - among those, the lowest peak of pods asked for, so never above N + maxSurge when some order
+ *   allows it. Soak: a rollback's stable ReplicaSet coming back from 0 beside an interrupted one,
+ *   with the new revision's to create; "ups first" asked for N + maxSurge + 1 between two writes,
+ *   where stable up, interrupted down, new up never passes N + maxSurge.
+ * Ties go to downs before ups (the pods being replaced leave before new ones arrive). A pass has a
+ * handful of moves (one per revision still running); past MAX_SEARCHED the two plain orders are
+ * compared instead of every permutation.
  */
 function orderMoves(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number): [string, number][] {
   const grows = (id: string, n: number) => Number(n > (activeNow.get(id) ?? 0));
   const downsFirst = [...moves].sort(([a, x], [b, y]) => grows(a, x) - grows(b, y));
-  if (!leavesLoneBelowItsMove(activeNow, downsFirst, total)) return downsFirst;
-  return [...moves].sort(([a, x], [b, y]) => grows(b, y) - grows(a, x));
+  const upsFirst = [...moves].sort(([a, x], [b, y]) => grows(b, y) - grows(a, x));
+  const candidates = downsFirst.length <= MAX_SEARCHED ? permutations(downsFirst) : [downsFirst, upsFirst];
+  let best: { order: [string, number][]; peak: number } | undefined;
+  for (const order of candidates) {
+    if (leavesLoneBelowItsMove(activeNow, order, total)) continue;
+    const peak = peakAskedFor(activeNow, order);
+    if (!best || peak < best.peak) best = { order, peak };
+  }
+  return best?.order ?? upsFirst;
+}
+
+const MAX_SEARCHED = 6;
+
+/** Every order of the list, the list's own first, then in lexicographic order of positions. */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
+/** The most pods the ReplicaSets ask for after any one of the writes, in this order. */
+function peakAskedFor(activeNow: ReadonlyMap<string, number>, ordered: [string, number][]): number {
+  const now = new Map(activeNow);
+  let peak = 0;
+  for (const [id, replicas] of ordered) {
+    now.set(id, replicas);
+    peak = Math.max(peak, [...now.values()].reduce((sum, n) => sum + n, 0));
+  }
+  return peak;
 }
 
 /** Some write but the last leaves at most one ReplicaSet active, which the native controller would size otherwise than this pass does. */

@@ -125,6 +125,24 @@ describe('Partition strategy: a restart never leaves the stable ReplicaSet alone
     assert.deepEqual(writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch.spec.replicas]), [['web-old', 0], [`web-${V2}`, 4]]);
   });
 
+  it('brings a rollback\'s stable ReplicaSet back from 0 before scaling the interrupted one down and creating the new one: never above N + maxSurge, never a lone ReplicaSet between two writes', () => {
+    const taken = deployment({ image: 'web:v3', replicas: 5, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"}}' } });
+    const V3 = revisionId(template('web:v3'));
+    const interrupted = replicaSet(`web-${V2}`, 'web:v2', { replicas: 5, revision: 2 });
+    const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), interrupted]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V3, distribution: { [V3]: 1, [V1]: 4 }, strategy: 'Partition', final: false }]) as any[];
+    const asked = new Map<string, number>([['web-old', 0], [`web-${V2}`, 5]]);
+    const afterEach: number[][] = [];
+    for (const w of writes.filter((w) => w.ref?.kind !== 'Deployment')) {
+      if (w.verb === 'create') asked.set(w.object.metadata.name, w.object.spec.replicas);
+      else asked.set(w.ref.name, w.patch.spec.replicas);
+      afterEach.push([...asked.values()]);
+    }
+    assert.ok(afterEach.length >= 2, `several ReplicaSet writes: ${JSON.stringify(writes.map((w) => w.reason))}`);
+    for (const state of afterEach.slice(0, -1)) assert.ok(state.filter((n) => n > 0).length >= 2, `a lone active ReplicaSet between two writes: ${JSON.stringify(afterEach)}`);
+    for (const state of afterEach) assert.ok(state.reduce((a, b) => a + b, 0) <= 5 + 2, `asked for more than N 5 + maxSurge 2: ${JSON.stringify(afterEach)}`);
+  });
+
   it('still scales down before up when two ReplicaSets stay active throughout (never above N + maxSurge)', () => {
     const taken = deployment({ replicas: 10, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":1}}' } });
     const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 9 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]);
