@@ -75,18 +75,25 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
           // all of it landing at once when the controller comes back (soak: 2 Available of 4 under
           // maxUnavailable 1). Only a scale-down the controller has not carried out yet is taken
           // back where the current N still needs those pods (the user scaled up meanwhile): it would
-          // otherwise remove them late (soak: 3 Available of 4 under maxUnavailable 0).
+          // otherwise remove them late (soak: 3 Available of 4 under maxUnavailable 0). Only within
+          // N + maxSurge: the other ReplicaSets may ask for pods the controller has not created yet,
+          // and it creates them all on its return (soak: a take-back to 4 asked for 7 of 5 + 1).
+          let asked = [...activeNow.values()].reduce((n, r) => n + r, 0);
           for (const [id, replicas] of moves) {
             const rs = rsById.get(id);
             const wanted = rs ? num(spec(rs).replicas) : 0;
             const running = rs ? num(status(rs).replicas) : 0;
-            if (rs && replicas > wanted && wanted < running) replicaSetWrites.push(scaleReplicaSet(rs, Math.min(replicas, running), id === action.target));
+            const to = Math.min(replicas, running, wanted + Math.max(0, view.replicas + view.maxSurge - asked));
+            if (rs && to > wanted) {
+              replicaSetWrites.push(scaleReplicaSet(rs, to, id === action.target));
+              asked += to - wanted;
+            }
           }
           break;
         }
         // A foreign object holds the new ReplicaSet's name: the view reports it; create nothing.
         if (!rsById.has(action.target) && (obs.others ?? []).some((o) => o.metadata.name === newReplicaSetName(d, owned, action.target))) break;
-        for (const [id, replicas] of orderMoves(activeNow, moves, view.replicas)) {
+        for (const [id, replicas] of orderMoves(activeNow, moves, view.replicas, view.replicas + view.maxSurge)) {
           activeNow.set(id, replicas);
           const rs = rsById.get(id);
           if (rs) replicaSetWrites.push(scaleReplicaSet(rs, replicas, id === action.target));
@@ -147,8 +154,45 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
  * Ties go to downs before ups (the pods being replaced leave before new ones arrive). A pass has a
  * handful of moves (one per revision still running); past MAX_SEARCHED the two plain orders are
  * compared instead of every permutation.
+ * When no such order stays within N + maxSurge (`bound`), the ups are trimmed to fit and the rest
+ * comes in a later pass. Soak: from a lone ReplicaSet at N, a move "new up 2, old down 1" must write
+ * the up first, and asked for N + 2 with maxSurge 1; trimmed, the new one gets 1 pod this pass.
  */
-function orderMoves(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number): [string, number][] {
+function orderMoves(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number, bound: number): [string, number][] {
+  const order = leastPeakOrder(activeNow, moves, total);
+  const limit = Math.max(bound, sumOf(activeNow.values()));
+  if (peakAskedFor(activeNow, order) <= limit) return order;
+  const trimmed = trimUps(activeNow, order, limit);
+  return leavesLoneBelowItsMove(activeNow, trimmed, total) || endsLoneBelowN(activeNow, trimmed, total) ? order : trimmed;
+}
+
+/** After every write, one active ReplicaSet not at N: the native controller would size it (untrimmed, the last move brought it to N). */
+function endsLoneBelowN(activeNow: ReadonlyMap<string, number>, ordered: [string, number][], total: number): boolean {
+  const active = [...new Map([...activeNow, ...ordered])].filter(([, n]) => n > 0);
+  return active.length === 1 && active[0]![1] !== total;
+}
+
+/** Each up of the order cut to keep the pods asked for within `limit`; moves left with nothing to do dropped. */
+function trimUps(activeNow: ReadonlyMap<string, number>, ordered: [string, number][], limit: number): [string, number][] {
+  const now = new Map(activeNow);
+  const trimmed: [string, number][] = [];
+  for (const [id, replicas] of ordered) {
+    const before = now.get(id) ?? 0;
+    const to = replicas > before ? Math.max(before, Math.min(replicas, limit - (sumOf(now.values()) - before))) : replicas;
+    if (to === before) continue;
+    now.set(id, to);
+    trimmed.push([id, to]);
+  }
+  return trimmed;
+}
+
+function sumOf(values: Iterable<number>): number {
+  let sum = 0;
+  for (const n of values) sum += n;
+  return sum;
+}
+
+function leastPeakOrder(activeNow: ReadonlyMap<string, number>, moves: ReadonlyMap<string, number>, total: number): [string, number][] {
   const grows = (id: string, n: number) => Number(n > (activeNow.get(id) ?? 0));
   const downsFirst = [...moves].sort(([a, x], [b, y]) => grows(a, x) - grows(b, y));
   const upsFirst = [...moves].sort(([a, x], [b, y]) => grows(b, y) - grows(a, x));
@@ -176,7 +220,7 @@ function peakAskedFor(activeNow: ReadonlyMap<string, number>, ordered: [string, 
   let peak = 0;
   for (const [id, replicas] of ordered) {
     now.set(id, replicas);
-    peak = Math.max(peak, [...now.values()].reduce((sum, n) => sum + n, 0));
+    peak = Math.max(peak, sumOf(now.values()));
   }
   return peak;
 }

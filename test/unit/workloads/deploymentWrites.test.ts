@@ -143,6 +143,13 @@ describe('Partition strategy: a restart never leaves the stable ReplicaSet alone
     for (const state of afterEach) assert.ok(state.reduce((a, b) => a + b, 0) <= 5 + 2, `asked for more than N 5 + maxSurge 2: ${JSON.stringify(afterEach)}`);
   });
 
+  it('brings a second revision up beside a lone ReplicaSet at N by no more than maxSurge: the up must be written first, so the rest waits for a later pass (it asked for N + 2 with maxSurge 1)', () => {
+    const taken = deployment({ replicas: 4, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"}}' } });
+    const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 0 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 4, revision: 2 })]);
+    const writes = deploymentWrites(obs, [{ type: 'distribute', target: V1, distribution: { [V1]: 4 }, strategy: 'Partition', final: false }]) as any[];
+    assert.deepEqual(writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch.spec.replicas]), [['web-old', 1], [`web-${V2}`, 3]]);
+  });
+
   it('still scales down before up when two ReplicaSets stay active throughout (never above N + maxSurge)', () => {
     const taken = deployment({ replicas: 10, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: '{"type":"RollingUpdate","rollingUpdate":{"maxSurge":1,"maxUnavailable":1}}' } });
     const obs = observation(taken, [replicaSet('web-old', 'web:v1', { replicas: 9 }), replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 })]);
@@ -169,5 +176,20 @@ describe('Partition strategy: a scale-down the absent controller never carried o
     const canary = replicaSet(`web-${V2}`, 'web:v2', { replicas: 1, revision: 2 });
     const writes = deploymentWrites(observation(taken, [unobserved, canary]), [{ type: 'distribute', target: V2, distribution: { [V2]: 2, [V1]: 5 }, strategy: 'Partition', final: false }]) as any[];
     assert.deepEqual(writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch]), [['web-old', { spec: { replicas: 4 } }]], 'back to the 4 still running, never above them, and no canary growth');
+  });
+
+  it('takes it back only within N + maxSurge, counting what the other ReplicaSets ask for (a take-back to 4 asked for 7 of 5 + 1)', () => {
+    const V3 = revisionId(template('web:v3'));
+    const takeBack = (maxSurge: number) => {
+      const taken = deployment({ image: 'web:v3', replicas: 5, strategy: { type: 'Recreate' }, annotations: { [ORIGINAL_STRATEGY]: JSON.stringify({ type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable: 1 } }) } });
+      const old = replicaSet('web-old', 'web:v1', { replicas: 2 });
+      const unobserved = { ...old, metadata: { ...old.metadata, generation: 2 }, status: { ...old.status, replicas: 4, availableReplicas: 4, readyReplicas: 4 } };
+      const interrupted = replicaSet(`web-${V2}`, 'web:v2', { replicas: 3, revision: 2 });
+      const batch = replicaSet(`web-${V3}`, 'web:v3', { replicas: 1, revision: 3 });
+      const writes = deploymentWrites(observation(taken, [unobserved, interrupted, batch]), [{ type: 'distribute', target: V3, distribution: { [V3]: 1, [V1]: 4 }, strategy: 'Partition', final: false }]) as any[];
+      return writes.filter((w) => w.ref.kind === 'ReplicaSet').map((w) => [w.ref.name, w.patch.spec.replicas]);
+    };
+    assert.deepEqual(takeBack(3), [['web-old', 4]], 'room for it under 5 + 3: back to the 4 still running');
+    assert.deepEqual(takeBack(1), [], 'asked 2 + 3 + 1 = 6 = 5 + 1 already: no room to take any back');
   });
 });
