@@ -25,6 +25,7 @@ import { Engine } from './testbed/engine.ts';
 
 const POD_READY_DELAY_MS = 2000;
 const RELEASE_TIMEOUT_MS = 300_000;
+const PEER_NODES = 8;
 
 const LABELS: Record<ContenderName, string> = {
   native: 'native RollingUpdate',
@@ -102,6 +103,11 @@ async function run(ctx: BenchContext): Promise<PeersResult> {
   const plan = opts.replicas.map((n) => ({ n, namespaces: CONTENDERS.map((name) => ({ name, namespace: benchNamespace(`peers-${name}-${n}`) })) }));
   const namespaces = plan.flatMap((p) => p.namespaces.map((x) => x.namespace));
   const engine = await Engine.start({
+    // Every contender of every size keeps its pods for the whole area: 5 × (10 + 100), plus Argo's
+    // Deployment until its Rollout is Healthy (workloadRef, scaleDown onsuccess) and each release's
+    // surge. The default 3 nodes of 110 pods (shared/adapters/local/controlPlane.ts) left Argo's
+    // 100-replica ReplicaSet Pending, past the setup's timeout.
+    nodes: PEER_NODES,
     podReadyDelayMs: POD_READY_DELAY_MS,
     auditLog: true,
     auditRules: [
