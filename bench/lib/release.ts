@@ -13,12 +13,16 @@ export function benchNamespace(prefix: string): string {
   return `${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
-/** Until the loop has adopted the Deployment: held (paused) and Healthy. */
+/**
+ * Until the loop holds the Deployment (paused) at rest: Healthy once adopted, or Completed after a
+ * release (the phase a finished release leaves until the next one: shared/rollout/plan.ts), which
+ * the peers area's repeated releases of one Deployment wait on.
+ */
 export async function waitUntilHeld(s: Scenario, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const x = await s.snapshot();
-    if (x.deployment.spec?.paused === true && x.state.phase === 'Healthy') return;
+    if (x.deployment.spec?.paused === true && (x.state.phase === 'Healthy' || x.state.phase === 'Completed')) return;
     if (Date.now() > deadline) throw new Error(`the watch loop did not hold ${s.namespace}/web within ${timeoutMs} ms (phase ${x.state.phase})`);
     await new Promise((r) => setTimeout(r, 200));
   }
