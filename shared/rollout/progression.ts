@@ -11,6 +11,7 @@ import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
 import { restoreRouting, routeBeforeMoves, routeStep } from './routing.ts';
+import { isBlueGreen, oldMayGo } from './blueGreen.ts';
 import { withCompleted } from './undo.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
@@ -182,7 +183,10 @@ function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number)
 
 /** A move of the release toward `distribution`, with what the driver needs to carry it out. */
 function distributeAction(d: Draft, rel: Release, distribution: Distribution, final: boolean): Action {
-  return { type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d) };
+  return {
+    type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d),
+    ...(isBlueGreen(d.spec, rel) ? { rollingStyle: 'BlueGreen' as const } : {}),
+  };
 }
 
 /** The batch (and its gates) are done: the step's pause, or on. */
@@ -278,6 +282,16 @@ function finalize(d: Draft, rel: Release): void {
     rel.templateSet = true;
   }
   const full: Distribution = { [rel.targetRevision]: view.replicas };
+  // Blue-green: the new revision at full size beside the old, then scaleDownDelaySeconds (blueGreen.ts).
+  const blueGreen = oldMayGo(d, rel, () => d.actions.push(distributeAction(d, rel, { ...full, [rel.stableRevision]: 0 }, false)));
+  if (blueGreen !== 'go') {
+    if (blueGreen === 'moving') {
+      checkDeadline(d, rel);
+      if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
+      if (d.view.nextAvailableAt !== null) d.requeueAt(new Date(d.view.nextAvailableAt));
+    }
+    return;
+  }
   const postDone = postUpdatesDone(d, rel);
   if (d.release !== rel) return;
   const allowed = clearedTarget(d, rel, view.replicas);
