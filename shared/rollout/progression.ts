@@ -11,7 +11,7 @@ import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
 import { restoreRouting, routeBeforeMoves, routeStep } from './routing.ts';
-import { isBlueGreen, oldMayGo } from './blueGreen.ts';
+import { isBlueGreen, narrowedBack, oldMayGo } from './blueGreen.ts';
 import { withCompleted } from './undo.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
@@ -37,7 +37,10 @@ export function progress(d: Draft): void {
   // also replace the stable pods, so the Services are restored before them (the stable Service must
   // select the new pods); a rollback's or an undo's remove only pods the narrowed stable Service
   // never selected, so its Services are restored once they are gone (finalize).
-  if (!restoreRouting(d, finishingWhy(rel), rel.kind === 'release')) return;
+  // Blue-green: the switch to the new pods and the user's routing back come in finalize, once the
+  // new revision is at full size (blueGreen.ts); a rollback of one first narrows back a switched Service.
+  if (!narrowedBack(d, rel)) return;
+  if (!isBlueGreen(d.spec, rel) && !restoreRouting(d, finishingWhy(rel), rel.kind === 'release')) return;
   finalize(d, rel);
 }
 

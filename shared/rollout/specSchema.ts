@@ -79,7 +79,7 @@ function canaryOf<S extends z.ZodType>(stepSchema: S) {
  */
 const scaleDownDelaySeconds = z
   .number()
-  .int({ error: 'must be a whole number of seconds' })
+  .int()
   .min(0, { error: 'must be >= 0 seconds (0 scales the old revision down as soon as the new one is Available)' })
   .max(MAX_INT32, { error: `must be <= ${MAX_INT32} seconds` });
 
