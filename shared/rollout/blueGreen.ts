@@ -48,7 +48,12 @@ export function isBlueGreen(spec: RolloutSpec, rel: Release): boolean {
 export function oldMayGo(d: Draft, rel: Release, fullSize: () => void): 'go' | 'moving' | 'routing' | 'delay' {
   if (!isBlueGreen(d.spec, rel)) return 'go';
   const at = rel.scaleDownAt ?? null;
-  if (at !== null && d.now.getTime() >= Date.parse(at)) return 'go';
+  if (at !== null && d.now.getTime() >= Date.parse(at)) {
+    // Until the hand-back has landed (the workload still carries the driver's marks) the switch must
+    // hold; after it, the Services are finalize's to restore, so it is not asked again.
+    if (d.view.strategy !== null && !switchToNew(d, rel)) return 'routing';
+    return 'go';
+  }
   fullSize();
   const delay = d.spec.scaleDownDelaySeconds ?? 0;
   if (at === null) {
@@ -63,6 +68,10 @@ export function oldMayGo(d: Draft, rel: Release, fullSize: () => void): 'go' | '
       d.actions.pop(); // the final move replaces the full-size one
       return 'go';
     }
+  } else if (!switchToNew(d, rel)) {
+    // While the delay runs the switch is kept: a stable Service a GitOps sync put back would send
+    // requests to the old pods the hand-back is about to remove (its watch brings us back at once).
+    return 'routing';
   }
   const until = rel.scaleDownAt as string;
   d.wakeAt(new Date(until));

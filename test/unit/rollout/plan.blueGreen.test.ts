@@ -158,6 +158,21 @@ describe('plan of a blue-green release with traffic routing', () => {
     assert.equal(desired(sim, V1), 0);
   });
 
+  it('during the delay, switches again a stable Service someone put back, and hands back only once it is switched', () => {
+    const { d, sim } = started(blueGreenSpec({ routed: true, delay: 60, items: ['100%'], traffic: [weight(100)] }));
+    runUntil(d, () => (d.state.release?.scaleDownAt ?? null) !== null);
+    const s2 = labelOf(V2);
+    sim.stableNarrowedTo = null; // a GitOps sync re-applies Service web as the user wrote it
+    const r = d.step();
+    assert.ok(r.actions.some((a) => a.type === 'set-services' && a.stable === s2), 'narrowed to the new pods again');
+    d.advance(61);
+    sim.stableNarrowedTo = null;
+    const late = d.step();
+    assert.ok(!late.actions.some((a) => a.type === 'distribute' && a.final), 'no hand-back while the stable Service selects the old pods');
+    runUntil(d, () => d.state.phase === 'Completed');
+    assert.equal(desired(sim, V1), 0);
+  });
+
   it('on abort after the switch, narrows the stable Service back to the old pods and puts the routing back before the new pods go', () => {
     const { d, sim } = started(blueGreenSpec({ routed: true, delay: 600, items: ['100%'], traffic: [weight(100)] }));
     runUntil(d, () => (d.state.release?.scaleDownAt ?? null) !== null);
