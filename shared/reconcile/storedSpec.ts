@@ -42,6 +42,7 @@ const storedSpec = z.object({
   deploymentStrategy: z.enum(DEPLOYMENT_STRATEGIES).nullable(),
   lifecycle: z.object({ preUpdate: hook, postUpdate: hook }).optional(),
   podUpdateTimeoutSeconds: z.number().positive().nullable().optional(),
+  scaleDownDelaySeconds: z.number().int().min(0).optional(),
   /** A fleet member's: the fleet that owns it and its wave (shared/fleet/member.ts). */
   fleet: z.object({ name: z.string().min(1), wave: z.string().min(1).nullable() }).nullable().optional(),
 });

@@ -6,7 +6,7 @@ import type { Action, Release, ReleaseKind, ReleaseState, RolloutSpec, WorkloadV
 
 /** A batch only someone else can move: the workload's own pause, the user's deletions (Manual OnDelete), a pod hook, the router. */
 export interface Waiting {
-  kind: 'WorkloadPaused' | 'ManualDeletion' | 'Hook' | 'Traffic';
+  kind: 'WorkloadPaused' | 'ManualDeletion' | 'Hook' | 'Traffic' | 'TimedPause';
   text: string;
   /** What it waits on when it is not the workload itself (the pod of a hook). */
   object?: string;

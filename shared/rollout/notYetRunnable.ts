@@ -1,5 +1,6 @@
 // Kruise fields that parseRollout accepts and normalises, but that no release can run yet: the
-// rolling styles, and traffic routing on kinds other than a Deployment, that docs/traffic.md plans. A Rollout using them is refused
+// canary Deployment (and traffic routing through it), and blue-green and traffic routing on kinds
+// other than a Deployment, that docs/traffic.md plans. A Rollout using them is refused
 // when applied (the API answers 422 with these issues) and, if one was stored anyway (another
 // version, a restored backup), the planner holds it Degraded naming the field and touches nothing.
 import type { FieldIssue } from '../errors.ts';
@@ -17,13 +18,17 @@ function strategyPath(spec: RolloutSpec): string {
 export function notYetRunnable(spec: RolloutSpec): FieldIssue[] {
   const at = strategyPath(spec);
   const issues: FieldIssue[] = [];
-  if (spec.rollingStyle === 'BlueGreen') issues.push({ path: at, reason: `${NOT_YET}: blue-green releases` });
+  // Blue-green runs on the kinds whose driver declares it (WorkloadType.runsBlueGreen: a Deployment).
+  if (spec.rollingStyle === 'BlueGreen' && !workloadTypeOf(spec.workloadRef.kind).runsBlueGreen) {
+    issues.push({ path: at, reason: `${NOT_YET}: blue-green releases of a ${spec.workloadRef.kind} (a Deployment's can)` });
+  }
   if (spec.rollingStyle === 'CanaryWorkload') issues.push({ path: `${at}.enableExtraWorkloadForCanary`, reason: `${NOT_YET}: the canary Deployment` });
   if (spec.patchPodTemplateMetadata) issues.push({ path: `${at}.patchPodTemplateMetadata`, reason: `${NOT_YET}: the canary Deployment's pod metadata` });
-  // Traffic routing runs in place on the kinds whose driver names a revision label the Services select
-  // on (WorkloadType.routesTraffic: a Deployment's pod-template-hash; shared/rollout/routing.ts); the
-  // other styles and kinds are to come (docs/traffic.md).
-  if (spec.trafficRouting && (spec.rollingStyle ?? 'InPlace') !== 'InPlace') {
+  // Traffic routing runs in place and blue-green (shared/rollout/blueGreen.ts) on the kinds whose
+  // driver names a revision label the Services select on (WorkloadType.routesTraffic: a Deployment's
+  // pod-template-hash; shared/rollout/routing.ts); the canary Deployment and the other kinds are to
+  // come (docs/traffic.md).
+  if (spec.trafficRouting && spec.rollingStyle === 'CanaryWorkload') {
     issues.push({ path: `${at}.trafficRoutings`, reason: `${NOT_YET}: traffic routing through ${describeProvider(spec)} in a ${spec.rollingStyle} release` });
   } else if (spec.trafficRouting && !workloadTypeOf(spec.workloadRef.kind).routesTraffic) {
     issues.push({ path: `${at}.trafficRoutings`, reason: `${NOT_YET}: traffic routing through ${describeProvider(spec)} for a ${spec.workloadRef.kind} (a Deployment's release can)` });

@@ -11,6 +11,7 @@ import { analyze, gatesOf, startAnalysis } from './gates.ts';
 import { clearedTarget, postUpdatesDone } from './hooks.ts';
 import { checkPodTimeouts } from './podTimeout.ts';
 import { restoreRouting, routeBeforeMoves, routeStep } from './routing.ts';
+import { isBlueGreen, narrowedBack, oldMayGo } from './blueGreen.ts';
 import { withCompleted } from './undo.ts';
 import { WINDOW_SEARCH_DAYS, isWindowOpen, nextWindowOpening } from './windows.ts';
 import type { Action, Distribution, OnDeletePolicy, Release, RevisionView } from './types.ts';
@@ -36,7 +37,10 @@ export function progress(d: Draft): void {
   // also replace the stable pods, so the Services are restored before them (the stable Service must
   // select the new pods); a rollback's or an undo's remove only pods the narrowed stable Service
   // never selected, so its Services are restored once they are gone (finalize).
-  if (!restoreRouting(d, finishingWhy(rel), rel.kind === 'release')) return;
+  // Blue-green: the switch to the new pods and the user's routing back come in finalize, once the
+  // new revision is at full size (blueGreen.ts); a rollback of one first narrows back a switched Service.
+  if (!narrowedBack(d, rel)) return;
+  if (!isBlueGreen(d.spec, rel) && !restoreRouting(d, finishingWhy(rel), rel.kind === 'release')) return;
   finalize(d, rel);
 }
 
@@ -182,7 +186,10 @@ function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number)
 
 /** A move of the release toward `distribution`, with what the driver needs to carry it out. */
 function distributeAction(d: Draft, rel: Release, distribution: Distribution, final: boolean): Action {
-  return { type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d) };
+  return {
+    type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d),
+    ...(isBlueGreen(d.spec, rel) ? { rollingStyle: 'BlueGreen' as const } : {}),
+  };
 }
 
 /** The batch (and its gates) are done: the step's pause, or on. */
@@ -278,6 +285,16 @@ function finalize(d: Draft, rel: Release): void {
     rel.templateSet = true;
   }
   const full: Distribution = { [rel.targetRevision]: view.replicas };
+  // Blue-green: the new revision at full size beside the old, then scaleDownDelaySeconds (blueGreen.ts).
+  const blueGreen = oldMayGo(d, rel, () => d.actions.push(distributeAction(d, rel, { ...full, [rel.stableRevision]: 0 }, false)));
+  if (blueGreen !== 'go') {
+    if (blueGreen === 'moving') {
+      checkDeadline(d, rel);
+      if (d.release === rel && rel.failure === null) d.requeue(MOVING_REQUEUE_SECONDS);
+      if (d.view.nextAvailableAt !== null) d.requeueAt(new Date(d.view.nextAvailableAt));
+    }
+    return;
+  }
   const postDone = postUpdatesDone(d, rel);
   if (d.release !== rel) return;
   const allowed = clearedTarget(d, rel, view.replicas);

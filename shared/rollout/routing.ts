@@ -17,9 +17,9 @@ import type { Action, Release } from './types.ts';
 
 /** While a routing change is being written or taken up by the proxy, look again this soon. */
 const ROUTING_REQUEUE_SECONDS = 2;
-const ORIGINAL = trafficKey(null);
+export const ORIGINAL = trafficKey(null);
 /** The grace record of a Services change: `services/<stable>/<canary>` (the weight waits for it). */
-const SERVICES_KEY = 'services/';
+export const SERVICES_KEY = 'services/';
 
 interface Routed {
   routing: TrafficRouting;
@@ -27,7 +27,7 @@ interface Routed {
 }
 
 /** The routing and what the reconcile read of it; null when the Rollout does not route traffic. */
-function routedOf(d: Draft): Routed | null {
+export function routedOf(d: Draft): Routed | null {
   const routing = d.spec.trafficRouting;
   const view = d.view.traffic;
   // A router that cannot carry the routing is the rollout's problem (Degraded, trafficProblems):
@@ -151,7 +151,7 @@ export function routeStep(d: Draft, rel: Release, traffic: StepTraffic): boolean
 }
 
 /** Record that this pass asks the router (or the Services) for `key`: the grace period counts from now. */
-function asked(d: Draft, key: string): void {
+export function asked(d: Draft, key: string): void {
   d.state.traffic = { key, since: d.now.toISOString() };
   d.requeue(ROUTING_REQUEUE_SECONDS);
 }
@@ -161,7 +161,7 @@ function asked(d: Draft, key: string): void {
  * change we have no record of (a lost STATE, or one made by another pass whose STATE write lost)
  * counts from now: a longer wait, never a shorter one.
  */
-function graceOver(d: Draft, routing: TrafficRouting, view: TrafficView, key: string): boolean {
+export function graceOver(d: Draft, routing: TrafficRouting, view: TrafficView, key: string): boolean {
   const s = d.state;
   if (s.traffic?.key !== key) s.traffic = { key, since: d.now.toISOString() };
   const until = Date.parse(s.traffic?.since ?? d.now.toISOString()) + routing.gracePeriodSeconds * 1000;
@@ -171,7 +171,7 @@ function graceOver(d: Draft, routing: TrafficRouting, view: TrafficView, key: st
   return false;
 }
 
-function wait(d: Draft, view: TrafficView, text: string): void {
+export function wait(d: Draft, view: TrafficView, text: string): void {
   d.waiting = { kind: 'Traffic', object: view.router, text: `${view.router}: ${text}` };
   d.requeue(ROUTING_REQUEUE_SECONDS);
 }

@@ -13,6 +13,7 @@ import { isRecord } from '../json.ts';
 import { seconds, toGate, toLifecycle } from './checkSchema.ts';
 import { rollingStyleOfDoc, toPodTemplateMetadataPatch, toStepTraffic, toTrafficRouting } from './trafficRules.ts';
 import type { RollingStyle } from './trafficTypes.ts';
+import { DEFAULT_SCALE_DOWN_DELAY_SECONDS } from './blueGreen.ts';
 
 export const KRUISE_API_VERSION = 'rollouts.kruise.io/v1beta1';
 export const ROLLOUTS_API_VERSION = 'rollouts.serverless-rollouts.io/v1alpha1';
@@ -98,9 +99,17 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     ...(data.spec.lifecycle ? { lifecycle: toLifecycle(data.spec.lifecycle) } : {}),
     ...(data.spec.podUpdateTimeout === undefined ? {} : { podUpdateTimeoutSeconds: seconds(data.spec.podUpdateTimeout) }),
     ...(rollingStyle === 'InPlace' ? {} : { rollingStyle }),
+    // Argo's default in our apiVersion; a Kruise document keeps Kruise's behaviour (no delay) and cannot set it.
+    ...(rollingStyle === 'BlueGreen' ? { scaleDownDelaySeconds: scaleDownDelayOf(strategy.blueGreen) ?? (apiVersion === ROLLOUTS_API_VERSION ? DEFAULT_SCALE_DOWN_DELAY_SECONDS : 0) } : {}),
     ...(routing ? { trafficRouting: toTrafficRouting(routing) } : {}),
     ...(podMetadata ? { patchPodTemplateMetadata: toPodTemplateMetadataPatch(podMetadata) } : {}),
   };
+}
+
+/** Only our apiVersion's schema has the field (specSchema.ts blueGreenOf). */
+function scaleDownDelayOf(blueGreen: unknown): number | undefined {
+  const value = isRecord(blueGreen) ? blueGreen.scaleDownDelaySeconds : undefined;
+  return typeof value === 'number' ? value : undefined;
 }
 
 /**

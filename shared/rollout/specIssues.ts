@@ -31,7 +31,7 @@ const UNSUPPORTED_KRUISE_FIELDS: Record<string, string> = {
 export const EXTENSION_FIELDS = ['progressDeadlineSeconds', 'rollbackOnFailure', 'releaseWindows', 'startAt', 'deploymentStrategy', 'onDeletePolicy', 'lifecycle', 'podUpdateTimeout'] as const;
 
 /** Our extensions inside Kruise structures, by path with indexes erased. */
-const NESTED_EXTENSION_FIELDS = ['spec.strategy.canary.steps[].gates', 'spec.strategy.blueGreen.steps[].gates'];
+const NESTED_EXTENSION_FIELDS = ['spec.strategy.canary.steps[].gates', 'spec.strategy.blueGreen.steps[].gates', 'spec.strategy.blueGreen.scaleDownDelaySeconds'];
 
 export function unsupported(feature: string): string {
   return `not supported by serverless-rollouts (Kruise ${feature}); remove it`;
@@ -42,6 +42,8 @@ function unknownKeyReason(parent: PathSegments, key: string, ourApiVersion: stri
   const feature = UNSUPPORTED_KRUISE_FIELDS[generic];
   if (feature) return unsupported(feature);
   if (generic === 'status') return 'unknown field (status is written by the controller; remove it)';
+  // Only a blue-green release keeps an old revision at full size to scale down later (shared/rollout/blueGreen.ts).
+  if (generic === 'spec.strategy.canary.scaleDownDelaySeconds') return 'only blue-green releases scale the old revision down after a delay: it belongs under spec.strategy.blueGreen';
   if ((parent.length === 1 && parent[0] === 'spec' && (EXTENSION_FIELDS as readonly string[]).includes(key)) || NESTED_EXTENSION_FIELDS.includes(generic)) {
     return `not a Kruise field: it is a serverless-rollouts extension, use apiVersion ${ourApiVersion}`;
   }

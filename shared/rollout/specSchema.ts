@@ -73,12 +73,23 @@ function canaryOf<S extends z.ZodType>(stepSchema: S) {
   });
 }
 
-/** Kruise's BlueGreenStrategy: the canary's fields but the canary Deployment's. */
-function blueGreenOf<S extends z.ZodType>(stepSchema: S) {
+/**
+ * Seconds from the new revision at full size to the old one scaled down (Argo Rollouts'
+ * blueGreen.scaleDownDelaySeconds, an int32 there too); our apiVersion only: Kruise has no such field.
+ */
+const scaleDownDelaySeconds = z
+  .number()
+  .int()
+  .min(0, { error: 'must be >= 0 seconds (0 scales the old revision down as soon as the new one is Available)' })
+  .max(MAX_INT32, { error: `must be <= ${MAX_INT32} seconds` });
+
+/** Kruise's BlueGreenStrategy: the canary's fields but the canary Deployment's; ours adds scaleDownDelaySeconds. */
+function blueGreenOf<S extends z.ZodType>(stepSchema: S, ours: boolean) {
   return z.strictObject({
     steps: stepsOf(stepSchema),
     failureThreshold: intOrPercent(thresholdProblem).nullable().optional(),
     trafficRoutings: trafficRoutings.optional(),
+    ...(ours ? { scaleDownDelaySeconds: scaleDownDelaySeconds.optional() } : {}),
   });
 }
 
@@ -96,14 +107,14 @@ const releaseWindow = z.strictObject({
   timeZone: z.string().refine(isKnownTimeZone, { error: 'unknown IANA time zone (e.g. "Europe/Paris", "UTC")' }),
 });
 
-function specFieldsOf<S extends z.ZodType>(stepSchema: S) {
+function specFieldsOf<S extends z.ZodType>(stepSchema: S, ours: boolean) {
   return {
     workloadRef: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: dnsSubdomain }),
     strategy: z.strictObject({
       paused: z.boolean().optional(),
       // Both optional here; specRules.ts requires exactly one of them.
       canary: canaryOf(stepSchema).optional(),
-      blueGreen: blueGreenOf(stepSchema).optional(),
+      blueGreen: blueGreenOf(stepSchema, ours).optional(),
     }),
     disabled: onlyFalse('disabling a Rollout, disabled: true'),
   };
@@ -143,8 +154,8 @@ function documentSchema<S extends z.ZodRawShape>(specShape: S) {
   });
 }
 
-export const kruiseRolloutSchema = documentSchema(specFieldsOf(kruiseStep));
-export const ourRolloutSchema = documentSchema({ ...specFieldsOf(step), ...extensionFields });
+export const kruiseRolloutSchema = documentSchema(specFieldsOf(kruiseStep, false));
+export const ourRolloutSchema = documentSchema({ ...specFieldsOf(step, true), ...extensionFields });
 
 export type OurRolloutDoc = z.output<typeof ourRolloutSchema>;
 export type StepDoc = z.output<typeof step>;

@@ -108,6 +108,11 @@ export interface RolloutSpec extends RolloutKey {
   trafficRouting?: TrafficRouting;
   /** `patchPodTemplateMetadata` (CanaryWorkload only); absent = none. */
   patchPodTemplateMetadata?: PodTemplateMetadataPatch;
+  /**
+   * BlueGreen only: seconds between the new revision standing at full size, Available, and the old
+   * revision being scaled down (Argo Rollouts' field, our apiVersion; shared/rollout/blueGreen.ts).
+   */
+  scaleDownDelaySeconds?: number;
 }
 
 /** The fleet a member Rollout belongs to, and the wave its cluster is in (named in its reason). */
@@ -170,6 +175,8 @@ export interface Release {
   stepStartedAt: string;
   /** When the current batch became ready (ISO); a timed pause counts from here. */
   stepReadyAt: string | null;
+  /** BlueGreen: when the old revision may be scaled down (shared/rollout/blueGreen.ts); absent/null = not yet decided. */
+  scaleDownAt?: string | null;
   /** Workload replicas the current batch was computed for; a change restarts the batch. */
   observedReplicas: number;
   startedAt: string;
@@ -453,6 +460,8 @@ export type Action =
     type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean;
     /** An OnDelete workload: whether the driver deletes the old pods (Automatic, also when absent) or the user does (Manual). */
     onDeletePolicy?: OnDeletePolicy;
+    /** 'BlueGreen': `distribution[target]` new pods beside every pod of the old revision, none of which goes (shared/rollout/blueGreen.ts); absent = in place. */
+    rollingStyle?: RollingStyle;
   };
 
 export interface RolloutEvent {

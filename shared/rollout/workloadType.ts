@@ -49,6 +49,12 @@ export interface WorkloadType {
   readonly percentKeepsOldPod: boolean;
   /** Kruise's blueGreenSupportWorkloadGVKs: the kind can be released blue-green. */
   readonly blueGreen: boolean;
+  /**
+   * The kind's driver runs a blue-green release (shared/rollout/blueGreen.ts: it reads a `distribute`
+   * with `rollingStyle: 'BlueGreen'` as new pods beside the old); a blueGreen kind without it is
+   * refused on apply as not yet runnable (shared/rollout/notYetRunnable.ts).
+   */
+  readonly runsBlueGreen: boolean;
   /** Kruise's IsRealPartition: enableExtraWorkloadForCanary makes a canary workload of this kind. */
   readonly canaryWorkload: boolean;
   /**

@@ -1,6 +1,6 @@
 // The Kruise documents of examples/kruise/ (openkruise/rollouts' own e2e fixtures) through the real
 // `rollouts validate` executable: the ones that use the fields we parse are accepted, each saying
-// what `apply` still refuses (nothing, for traffic routing in place on a Deployment); the ones that use customNetworkRefs are refused, naming the field.
+// what `apply` still refuses (nothing, for traffic routing in place and blue-green on a Deployment); the ones that use customNetworkRefs are refused, naming the field.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -20,8 +20,9 @@ const accepted: Record<string, RegExp> = {
   'canary.yaml': /Deployment echoserver, 5 step\(s\).*traffic through Ingress echoserver \(nginx\): 20% → 40% → 60% → 80% → 100%; valid, but apply refuses it until serverless-rollouts runs spec\.strategy\.canary\.enableExtraWorkloadForCanary, spec\.strategy\.canary\.trafficRoutings/,
   // Traffic routing in place on a Deployment runs (docs/traffic.md): nothing left for apply to refuse.
   'partition.yaml': /^OK .*Rollout default\/rollouts-demo → Deployment echoserver, 5 step\(s\): 20% → 40% → 60% → 80% → 100%; traffic through Ingress echoserver \(nginx\): 20% → - → - → - → -\n$/,
-  'bluegreen.yaml': /Deployment echoserver, 4 step\(s\).*: 0% → 0% → 50% → 100%; valid, but apply refuses it until serverless-rollouts runs spec\.strategy\.blueGreen, /,
-  'bluegreen-cloneset.yaml': /CloneSet echoserver, 3 step\(s\).*: 0% → 50% → 100%; valid, but apply refuses/,
+  // Blue-green of a Deployment runs (shared/rollout/blueGreen.ts), Kruise's way: no scale-down delay in a Kruise document.
+  'bluegreen.yaml': /^OK .*Deployment echoserver, 4 step\(s\).*: 0% → 0% → 50% → 100%; blue-green: the old revision scaled down 0s after the switch\n$/,
+  'bluegreen-cloneset.yaml': /CloneSet echoserver, 3 step\(s\).*: 0% → 50% → 100%; blue-green: .*; valid, but apply refuses it until serverless-rollouts runs spec\.strategy\.blueGreen, /,
   'native-daemonset.yaml': /^OK .*Rollout kube-system\/rollouts-demo → DaemonSet fluentd-elasticsearch, 2 step\(s\): 1 → 100%\n$/,
 };
 

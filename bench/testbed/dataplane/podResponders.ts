@@ -88,6 +88,7 @@ export const DATA_PLANE_RANGES = {
   'traffic.release': '198.18.2.0/24',
   // The traffic bench (bench/trafficApplied.ts), so it may run beside a test run's data-plane files.
   'bench.traffic': '198.18.3.0/24',
+  'bluegreen.release': '198.18.4.0/24',
 } as const;
 
 /**

@@ -23,6 +23,7 @@ export function summarise(spec: RolloutSpec): string {
   const routing = spec.trafficRouting;
   const extras = [
     routing ? `traffic through ${routing.provider.type === 'gateway' ? `HTTPRoute ${routing.provider.httpRouteName}` : `Ingress ${routing.provider.name} (${routing.provider.classType})`}: ${spec.steps.map(trafficLabel).join(' → ')}` : '',
+    spec.rollingStyle === 'BlueGreen' ? `blue-green: the old revision scaled down ${spec.scaleDownDelaySeconds ?? 0}s after the switch` : '',
     spec.windows.length > 0 ? `${spec.windows.length} release window(s)` : '',
     spec.progressDeadlineSeconds !== null ? `deadline ${spec.progressDeadlineSeconds}s per batch` : '',
     notYet.length > 0 ? `valid, but apply refuses it until serverless-rollouts runs ${notYet.map((i) => i.path).join(', ')} (docs/traffic.md)` : '',

@@ -17,6 +17,8 @@ export const CLONESET_TYPE = {
   },
   percentKeepsOldPod: false,
   blueGreen: true,
+  // Kruise's CloneSet blue-green (maxSurge, ReCreate) is not ported yet (docs/traffic.md).
+  runsBlueGreen: false,
   canaryWorkload: false,
   routesTraffic: false,
 } as const satisfies WorkloadType;

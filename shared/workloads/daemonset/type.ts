@@ -10,6 +10,7 @@ const NODE_SET = {
   scaledByUs: [],
   percentKeepsOldPod: false,
   blueGreen: false,
+  runsBlueGreen: false,
   canaryWorkload: false,
   routesTraffic: false,
 } as const;

@@ -22,6 +22,7 @@ import {
 } from './originals.ts';
 import { revisionId, withoutHashLabel } from './revision.ts';
 import { ownedReplicaSets } from './view.ts';
+import { blueGreenPace } from './blueGreenPace.ts';
 
 interface Patch {
   spec: Record<string, unknown>;
@@ -83,7 +84,13 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
       }
       case 'distribute':
         if (action.final) handBack = true;
-        else if (read.state !== 'broken' && action.target === view.templateRevision) {
+        else if (read.state !== 'broken' && action.target === view.templateRevision && action.rollingStyle === 'BlueGreen') {
+          // The new revision beside the old, which loses no pod: no drain, no pause (blueGreenPace.ts).
+          const paced = blueGreenPace(d, originals, view, action.target, action.distribution[action.target] ?? 0);
+          Object.assign(patch.spec, paced.spec);
+          Object.assign(patch.annotations, paced.annotations);
+          patch.reasons.push(...paced.reasons);
+        } else if (read.state !== 'broken' && action.target === view.templateRevision) {
           const paced = pace(d, originals, view, action.target, action.distribution);
           Object.assign(patch.spec, paced.spec);
           Object.assign(patch.annotations, paced.annotations);

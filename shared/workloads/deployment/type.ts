@@ -18,6 +18,8 @@ export const DEPLOYMENT_TYPE = {
   },
   percentKeepsOldPod: true,
   blueGreen: true,
+  // The new revision beside the old through maxSurge (blueGreenPace.ts).
+  runsBlueGreen: true,
   canaryWorkload: true,
   // Its ReplicaSets' pod-template-hash tells the revisions apart (the driver's revisionLabel).
   routesTraffic: true,

@@ -12,6 +12,7 @@ const ORDERED_SET = {
   preUpdate: { when: 'always' },
   percentKeepsOldPod: false,
   blueGreen: false,
+  runsBlueGreen: false,
   canaryWorkload: false,
   routesTraffic: false,
 } as const;

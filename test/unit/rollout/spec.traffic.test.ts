@@ -87,6 +87,28 @@ describe('parseRollout: Kruise traffic fields', () => {
     assert.deepEqual(spec.steps.map((s) => s.traffic?.weight), [0, 100]);
   });
 
+  test('blueGreen.scaleDownDelaySeconds: 30 s by default in our apiVersion (Argo\'s), as written when set, 0 for a Kruise document (Kruise has no delay)', () => {
+    const ours = (over: Record<string, unknown>): Doc => {
+      const doc = blueGreen([{ replicas: '100%' }]);
+      doc.apiVersion = ourDoc().apiVersion;
+      Object.assign((doc.spec.strategy as unknown as { blueGreen: Record<string, unknown> }).blueGreen, over);
+      return doc;
+    };
+    assert.equal(parseRollout(ours({}), ctx).scaleDownDelaySeconds, 30);
+    assert.equal(parseRollout(ours({ scaleDownDelaySeconds: 0 }), ctx).scaleDownDelaySeconds, 0);
+    assert.equal(parseRollout(ours({ scaleDownDelaySeconds: 120 }), ctx).scaleDownDelaySeconds, 120);
+    assert.equal(parseRollout(blueGreen([{ replicas: '100%' }]), ctx).scaleDownDelaySeconds, 0);
+    assert.equal(parseRollout(routed([{ replicas: 1, traffic: '10%' }])(), ctx).scaleDownDelaySeconds, undefined, 'a canary has none');
+    for (const [value, reason] of [[-1, /must be >= 0 seconds/], [1.5, /must be an integer/], ['30s', /number/], [2 ** 31, /must be <= 2147483647 seconds/]] as const) {
+      assert.deepEqual(issuesOf(ours({ scaleDownDelaySeconds: value })).map((i) => i.path), ['spec.strategy.blueGreen.scaleDownDelaySeconds'], String(value));
+      assert.match(issuesOf(ours({ scaleDownDelaySeconds: value }))[0]?.reason ?? '', reason);
+    }
+    const kruise = issuesOf(edited(() => blueGreen([{ replicas: '100%' }]), (d) => Object.assign((d.spec.strategy as unknown as { blueGreen: Record<string, unknown> }).blueGreen, { scaleDownDelaySeconds: 5 })));
+    assert.match(kruise[0]?.reason ?? '', /serverless-rollouts extension, use apiVersion/);
+    const canary = edited(ourDoc, (d) => Object.assign(d.spec.strategy.canary, { scaleDownDelaySeconds: 5 }));
+    assert.deepEqual(issuesOf(canary).map((i) => `${i.path}: ${i.reason}`), ['spec.strategy.canary.scaleDownDelaySeconds: only blue-green releases scale the old revision down after a delay: it belongs under spec.strategy.blueGreen']);
+  });
+
   test('accepts the v1alpha1-era annotation rolling-style: canary beside enableExtraWorkloadForCanary: true', () => {
     const doc = routed([{ replicas: 1, traffic: '20%' }], nginxRouting, { enableExtraWorkloadForCanary: true })();
     doc.metadata.annotations = { 'rollouts.kruise.io/rolling-style': 'canary' };
@@ -165,7 +187,10 @@ describe('features no release can run yet', () => {
     ]);
     assert.match(notYetRunnable(routedSpec)[0]?.reason ?? '', /cannot run it yet.*traffic routing through HTTPRoute web-route for a StatefulSet/);
     assert.deepEqual(notYetRunnable(deploymentSpec), [], 'a Deployment\'s release routes traffic in place');
-    assert.deepEqual(notYetRunnable(parseRollout(blueGreen([{ replicas: '100%', traffic: '0%' }]), ctx)).map((i) => i.path), ['spec.strategy.blueGreen', 'spec.strategy.blueGreen.trafficRoutings']);
+    assert.deepEqual(notYetRunnable(parseRollout(blueGreen([{ replicas: '100%', traffic: '0%' }]), ctx)), [], 'a Deployment\'s blue-green release runs, routed');
+    const cloneSet = notYetRunnable(parseRollout(blueGreen([{ replicas: '100%', traffic: '0%' }], 'CloneSet', 'apps.kruise.io/v1alpha1'), ctx));
+    assert.deepEqual(cloneSet.map((i) => i.path), ['spec.strategy.blueGreen', 'spec.strategy.blueGreen.trafficRoutings']);
+    assert.match(cloneSet[0]?.reason ?? '', /cannot run it yet.*blue-green releases of a CloneSet \(a Deployment's can\)/);
     assert.deepEqual(notYetRunnable(parseRollout(kruiseDoc(), ctx)), [], 'the partition subset runs as before');
   });
 

@@ -23,6 +23,7 @@ export const SHARDSET_TYPE: WorkloadType = {
   percentKeepsOldPod: false,
   blueGreen: false,
   canaryWorkload: false,
+  runsBlueGreen: false,
   routesTraffic: false,
 };
 
