@@ -182,7 +182,8 @@ function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number)
 
 /** A move of the release toward `distribution`, with what the driver needs to carry it out. */
 function distributeAction(d: Draft, rel: Release, distribution: Distribution, final: boolean): Action {
-  return { type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d) };
+  const podMetadata = d.spec.patchPodTemplateMetadata;
+  return { type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d), ...(podMetadata ? { podMetadata } : {}) };
 }
 
 /** The batch (and its gates) are done: the step's pause, or on. */

@@ -453,6 +453,8 @@ export type Action =
     type: 'distribute'; target: string; distribution: Distribution; strategy: DeploymentStrategy | null; final: boolean;
     /** An OnDelete workload: whether the driver deletes the old pods (Automatic, also when absent) or the user does (Manual). */
     onDeletePolicy?: OnDeletePolicy;
+    /** CanaryWorkload: the spec's patchPodTemplateMetadata, for the canary workload's pod template; absent = none. */
+    podMetadata?: PodTemplateMetadataPatch;
   };
 
 export interface RolloutEvent {
