@@ -8,6 +8,8 @@ import { deploymentDriver } from '../../../shared/workloads/deployment/driver.ts
 import { deploymentWatches } from '../../../shared/workloads/deployment/watches.ts';
 import { CANARY_FINISHING, CANARY_LABEL, CANARY_OF, CANARY_REVISION } from '../../../shared/workloads/deployment/canaryObjects.ts';
 import { MemoryCluster } from '../../support/fakes/memoryCluster.ts';
+import { stepTarget } from '../../../shared/rollout/arithmetic.ts';
+import { KRUISE_API_VERSION, parseRollout } from '../../../shared/rollout/spec.ts';
 import { deployment, observation, replicaSet, template, V1, V2 } from './deploymentFixtures.ts';
 
 const podMetadata = { labels: { track: 'canary' }, annotations: { 'example.com/canary': 'yes' } };
@@ -168,5 +170,16 @@ describe('CanaryWorkload observation and watches', () => {
     canaryRs.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web-canary', uid: 'canary-uid', controller: true }];
     assert.equal(replicaSets?.workloadOf(canaryRs), 'web');
     assert.equal(replicaSets?.workloadOf(stable()), 'web');
+  });
+});
+
+describe('CanaryWorkload batch sizes: Kruise\'s canary style rounds a percent up, with no stable pod kept', () => {
+  it('sizes 90% of 5 as 5 canary pods, where the same step in place keeps one old pod (4)', () => {
+    const doc = (extra: boolean) => ({
+      apiVersion: KRUISE_API_VERSION, kind: 'Rollout', metadata: { name: 'web' },
+      spec: { workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, strategy: { canary: { enableExtraWorkloadForCanary: extra, steps: [{ replicas: '90%' }, { replicas: '100%' }] } } },
+    });
+    assert.equal(stepTarget(parseRollout(doc(true), { cluster: 'c' }), 0, 5), 5);
+    assert.equal(stepTarget(parseRollout(doc(false), { cluster: 'c' }), 0, 5), 4);
   });
 });
