@@ -1,6 +1,6 @@
 // Kruise's `enableExtraWorkloadForCanary: true` on the real control plane (kube-apiserver,
 // kube-controller-manager, kwok), moved only through reconcile as the product's RBAC role: a v1beta1
-// Rollout with steps [1 pod, 50%, 100%] and patchPodTemplateMetadata; each step's pods in the
+// Rollout with steps [1 pod, 50%, 100%] and patchPodTemplateMetadata; each step's pods (1, 2, 4) in the
 // `web-canary` Deployment while the user's Deployment stays paused on its stable pods; completion
 // hands the user's Deployment back on the new image and deletes the canary; an abort and a deleted
 // Rollout remove the canary and leave the user's Deployment as it was (shared/workloads/deployment/canaryWrites.ts).
@@ -113,7 +113,17 @@ describe('a canary-Deployment release (Kruise enableExtraWorkloadForCanary) on t
     assertStep(x, 2, atRest);
 
     await s.command({ type: 'approve' });
-    x = await until(s, (y) => y.state.phase === 'Completed', 'the release to complete', 90_000);
+    // The last step (100%) is a batch of the canary too, before the user's Deployment rolls.
+    let lastBatch = 0;
+    let pausedWhileCanaryGrew = true;
+    x = await until(s, (y) => {
+      if ((y.canary?.spec?.replicas ?? 0) > lastBatch) lastBatch = y.canary?.spec?.replicas ?? 0;
+      // A canary scaled to 0 is on its way out (the user's Deployment has rolled by then).
+      if ((y.canary?.spec?.replicas ?? 0) > 0 && ready(y.canaryPods) < N && y.deployment.spec?.paused !== true) pausedWhileCanaryGrew = false;
+      return y.state.phase === 'Completed';
+    }, 'the release to complete', 90_000);
+    assert.equal(lastBatch, N, 'the canary Deployment reached the 100% step');
+    assert.ok(pausedWhileCanaryGrew, 'the user\'s Deployment stayed paused until the canary had all N pods Ready');
     assert.equal(x.canary, null, 'the canary Deployment is deleted');
     const d = x.deployment;
     assert.equal(d.spec?.template?.spec?.containers[0]?.image, V2);

@@ -4,9 +4,10 @@
 // template (canaryObjects.ts) takes the batches:
 //  - a step's distribute {target: k}: create the canary at k, or scale it up to k; never down
 //    mid-release (Kruise's UpgradeBatch returns when the canary already has as many);
-//  - the last move (final): the canary marked finishing, then the user's Deployment unpaused, its
-//    own controller rolling it with the user's own strategy (Kruise's stable Finalize); once that
-//    controller reports every replica updated and available, the canary is scaled to 0 and deleted;
+//  - the last move (final): the canary grown to the last batch and Available (Kruise's last batch),
+//    then marked finishing, then the user's Deployment unpaused, its own controller rolling it with
+//    the user's own strategy (Kruise's stable Finalize); once that controller reports every replica
+//    updated and available, the canary is scaled to 0 and deleted;
 //  - a canary of another revision than the target (abort, rollback, undo, or a new template
 //    mid-release): scaled to 0 and deleted before anything else moves. The planner has already taken
 //    the traffic back (shared/rollout/routing.ts: no action removing a canary pod before it);
@@ -68,6 +69,16 @@ export function canaryWrites(obs: Observation, actions: Action[], view: Workload
           break;
         }
         if (spec(d).paused === true) {
+          // A release's last batch is a batch too (Kruise scales the canary to it before Finalize):
+          // the canary grows to k and its pods are Available before the user's Deployment rolls. A
+          // rollback's or an undo's target is a revision the user's Deployment still holds: no canary.
+          if (read.state === 'ours' || !holdsRevision(obs, action.target)) {
+            const grow = growCanary(d, read, action.target, k, action.podMetadata);
+            if (grow.length > 0 || read.state !== 'ours' || !canaryAvailable(read.canary, k)) {
+              canary.push(...grow);
+              break;
+            }
+          }
           // The finishing mark first: were the unpause seen without it, the pass after would hold again.
           if (read.state === 'ours' && !read.finishing) canary.push(markFinishing(read.canary));
           user.paused = false;
@@ -129,6 +140,15 @@ function rolledOut(d: KubeObject, view: WorkloadView): boolean {
   const st = status(d);
   const n = view.replicas;
   return num(st.observedGeneration, -1) >= num(d.metadata.generation) && num(st.updatedReplicas) === n && num(st.replicas) === n && num(st.availableReplicas) === n;
+}
+
+/** The canary has observed its spec and runs `k` Available pods. */
+function canaryAvailable(c: KubeObject, k: number): boolean {
+  return num(status(c).observedGeneration, -1) >= num(c.metadata.generation) && num(status(c).availableReplicas) >= k;
+}
+
+function holdsRevision(obs: Observation, revision: string): boolean {
+  return storedTemplate(obs, revision) !== null;
 }
 
 /** The template a retained ReplicaSet of the user's Deployment holds for `revision` (the newest after a hash collision). */

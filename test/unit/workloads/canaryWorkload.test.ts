@@ -106,6 +106,18 @@ describe('CanaryWorkload writes: completion hands the user\'s Deployment back, t
     assert.deepEqual(writes.map((w) => w.verb === 'patch' && w.patch), [{ metadata: { annotations: { [CANARY_FINISHING]: 'true' } } }, { spec: { paused: false } }]);
   });
 
+  it('grows the canary to the last batch and waits for its pods to be Available before the user\'s Deployment rolls (Kruise\'s last batch)', () => {
+    assert.deepEqual(deploymentDriver.writes(withCanary(deployment(), [stable()], canary({ replicas: 2 })), [step(10, 10, true)]).map((w) => w.verb === 'patch' && w.patch), [{ spec: { replicas: 10 } }]);
+    assert.deepEqual(deploymentDriver.writes(withCanary(deployment(), [stable()], canary({ replicas: 10, available: 9 })), [step(10, 10, true)]), [], 'not yet: one canary pod is not Available');
+    assert.deepEqual(summary(deploymentDriver.writes(withCanary(deployment(), [stable()], null), [step(10, 10, true)])), ['create web-canary'], 'a release whose only step is 100%');
+  });
+
+  it('unpauses at once for a rollback or an undo to a revision the user\'s Deployment still holds, with no canary', () => {
+    const back = deployment({ image: 'web:v1' });
+    const undo: Action = { type: 'distribute', target: V1, distribution: { [V1]: 10 }, strategy: 'CanaryWorkload', final: true };
+    assert.deepEqual(deploymentDriver.writes(withCanary(back, [stable(), replicaSet('web-2', 'web:v2', { replicas: 10, revision: 2 })], null), [undo]).map((w) => w.verb === 'patch' && w.patch), [{ spec: { paused: false } }]);
+  });
+
   it('keeps the canary while the native controller rolls the user\'s Deployment, then scales it to 0 and deletes it', () => {
     const rolling = deployment({ paused: false });
     rolling.status = { observedGeneration: 2, replicas: 10, updatedReplicas: 6, availableReplicas: 9 };
