@@ -46,3 +46,15 @@ export function canaryReplicaSets(children: readonly KubeObject[], read: CanaryR
   const uid = read.canary.metadata.uid;
   return children.filter((rs) => rs.kind === 'ReplicaSet' && !rs.metadata.deletionTimestamp && (rs.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === uid));
 }
+
+/**
+ * Someone else's object holds `<name>-canary` while the Deployment is paused on a template none of its
+ * ReplicaSets holds (a CanaryWorkload release's steps): the canary cannot be created (canaryWrites.ts
+ * creates nothing then), so the step says why it waits. A Partition release meets the same state for
+ * the one pass before it creates its ReplicaSet; it then reads as waiting for that pass only.
+ */
+export function canaryBlocked(d: KubeObject, read: CanaryRead, templateHeld: boolean): string | null {
+  if (read.state !== 'foreign' || spec(d).paused !== true || templateHeld) return null;
+  const holder = read.holder;
+  return `${holder.kind} ${holder.metadata.name} exists and is not this Deployment's canary (no label rollouts.kruise.io/canary-deployment=${d.metadata.name}): a canary-Deployment release cannot create it; rename or delete it`;
+}

@@ -21,7 +21,7 @@ import { newReplicaSetName } from './replicaSetName.ts';
 import { activePodsOrder } from '../common/podOrder.ts';
 import { revisionId } from './revision.ts';
 import { readCanary } from './canaryObjects.ts';
-import { canaryHeld, canaryObserved, withCanaryPods } from './canaryView.ts';
+import { canaryBlocked, canaryHeld, canaryObserved, withCanaryPods } from './canaryView.ts';
 
 const MISSING: WorkloadView = {
   kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
@@ -60,7 +60,7 @@ export function deploymentView(obs: Observation): WorkloadView {
     strategy: canary.state === 'ours' ? 'CanaryWorkload' : strategyInFlight(d, originals),
     nextAvailableAt: counting.pods ? nextAvailableAt(counting.pods, counting.minReadySeconds, counting.now) : null,
     toReplace: oldPods(obs, owned, templateRevision),
-    blocked: null,
+    blocked: canaryBlocked(d, canary, owned.some((rs) => revisionId(templateOf(rs)) === templateRevision)),
     blockers: blockers(obs, owned),
   };
 }

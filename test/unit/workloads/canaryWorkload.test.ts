@@ -89,8 +89,12 @@ describe('CanaryWorkload writes: a step creates or grows the canary Deployment, 
     assert.deepEqual(deploymentDriver.writes(withCanary(deployment(), [stable()], canary({ replicas: 5 })), [step(5)]), [], 'converged');
   });
 
-  it('creates nothing where another object holds the canary name', () => {
-    assert.deepEqual(deploymentDriver.writes(withCanary(deployment(), [stable()], canary({ labels: { app: 'other' } })), [step(1)]), []);
+  it('creates nothing where another object holds the canary name, and the view says why the step waits', () => {
+    const foreign = withCanary(deployment(), [stable()], canary({ labels: { app: 'other' } }));
+    assert.deepEqual(deploymentDriver.writes(foreign, [step(1)]), []);
+    assert.match(deploymentDriver.view(foreign).blocked ?? '', /^Deployment web-canary exists and is not this Deployment's canary \(no label rollouts\.kruise\.io\/canary-deployment=web\).*rename or delete it$/);
+    const atRest = withCanary(deployment({ image: 'web:v1' }), [stable()], canary({ labels: { app: 'other' } }));
+    assert.equal(deploymentDriver.view(atRest).blocked, null, 'a Deployment of that name is no concern at rest');
   });
 
   it('holds the user\'s Deployment by pausing it, and nothing else', () => {
