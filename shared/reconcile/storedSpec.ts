@@ -4,7 +4,8 @@
 // Such a spec is a TerminalError: the rollout goes Degraded naming the field until it is applied again.
 import * as z from 'zod';
 import { TerminalError } from '../errors.ts';
-import { DEPLOYMENT_STRATEGIES, WEEKDAYS, WORKLOAD_KINDS, type RolloutSpec } from '../rollout/types.ts';
+import { RELEASE_STRATEGIES } from '../rollout/workloadType.ts';
+import { WEEKDAYS, WORKLOAD_KINDS, type RolloutSpec } from '../rollout/types.ts';
 import { formatPath } from '../rollout/specIssues.ts';
 
 const intOrPercent = z.union([z.number().int().min(0), z.string().regex(/^\d+%$/)]);
@@ -39,7 +40,7 @@ const storedSpec = z.object({
   rollbackOnFailure: z.boolean(),
   windows: z.array(z.object({ days: z.array(z.enum(WEEKDAYS)).min(1), start: z.string(), end: z.string(), timeZone: z.string().min(1) })),
   startAt: z.string().nullable(),
-  deploymentStrategy: z.enum(DEPLOYMENT_STRATEGIES).nullable(),
+  deploymentStrategy: z.enum(RELEASE_STRATEGIES).nullable(),
   lifecycle: z.object({ preUpdate: hook, postUpdate: hook }).optional(),
   podUpdateTimeoutSeconds: z.number().positive().nullable().optional(),
   scaleDownDelaySeconds: z.number().int().min(0).optional(),

@@ -28,11 +28,13 @@ function clamp(n: number, lo: number, hi: number): number {
  * Pods of the new revision that batch `replicas` asks for when the workload has `total` replicas.
  * Kruise `CalculateBatchReplicas` (ceil, clamp to [0, N]) and, for the kinds that round so
  * (WorkloadType.percentKeepsOldPod: a Deployment), `NewRSReplicasLimit`: a percent other than the
- * literal "100%" keeps at least one old pod when N > 1 (90% of 5 → 4).
+ * literal "100%" keeps at least one old pod when N > 1 (90% of 5 → 4). Only in place: a canary
+ * workload's batches (`inPlace` false) are the plain ceil, as Kruise's canary style sizes its canary
+ * Deployment (pkg/controller/batchrelease/control/canarystyle/deployment/control.go).
  */
-export function batchTarget(kind: WorkloadKind, replicas: IntOrPercent, total: number): number {
+export function batchTarget(kind: WorkloadKind, replicas: IntOrPercent, total: number, inPlace = true): number {
   const target = clamp(scaledValue(replicas, total, true), 0, total);
-  if (workloadTypeOf(kind).percentKeepsOldPod && isPercent(replicas) && replicas !== '100%' && total > 1) {
+  if (inPlace && workloadTypeOf(kind).percentKeepsOldPod && isPercent(replicas) && replicas !== '100%' && total > 1) {
     return Math.min(target, total - 1);
   }
   return target;
@@ -43,7 +45,7 @@ export function stepTarget(spec: RolloutSpec, i: number, total: number): number 
   let target = 0;
   for (let j = 0; j <= i; j += 1) {
     const step = spec.steps[j];
-    if (step) target = Math.max(target, batchTarget(spec.workloadRef.kind, step.replicas, total));
+    if (step) target = Math.max(target, batchTarget(spec.workloadRef.kind, step.replicas, total, spec.rollingStyle !== 'CanaryWorkload'));
   }
   return target;
 }

@@ -1,6 +1,6 @@
-// Kruise fields that parseRollout accepts and normalises, but that no release can run yet: the
-// canary Deployment (and traffic routing through it), and blue-green and traffic routing on kinds
-// other than a Deployment, that docs/traffic.md plans. A Rollout using them is refused
+// Kruise fields that parseRollout accepts and normalises, but that no release can run yet: traffic
+// routing beside the canary Deployment, blue-green and traffic routing on kinds other than a
+// Deployment, that docs/traffic.md plans. A Rollout using them is refused
 // when applied (the API answers 422 with these issues) and, if one was stored anyway (another
 // version, a restored backup), the planner holds it Degraded naming the field and touches nothing.
 import type { FieldIssue } from '../errors.ts';
@@ -22,12 +22,14 @@ export function notYetRunnable(spec: RolloutSpec): FieldIssue[] {
   if (spec.rollingStyle === 'BlueGreen' && !workloadTypeOf(spec.workloadRef.kind).runsBlueGreen) {
     issues.push({ path: at, reason: `${NOT_YET}: blue-green releases of a ${spec.workloadRef.kind} (a Deployment's can)` });
   }
-  if (spec.rollingStyle === 'CanaryWorkload') issues.push({ path: `${at}.enableExtraWorkloadForCanary`, reason: `${NOT_YET}: the canary Deployment` });
-  if (spec.patchPodTemplateMetadata) issues.push({ path: `${at}.patchPodTemplateMetadata`, reason: `${NOT_YET}: the canary Deployment's pod metadata` });
+  // The canary Deployment runs (shared/workloads/deployment/canaryWrites.ts), but its pods are not
+  // among the pods that hooks and the per-pod update timeout see (the driver's podViews).
+  if (spec.rollingStyle === 'CanaryWorkload' && spec.lifecycle) issues.push({ path: 'spec.lifecycle', reason: `${NOT_YET}: pod hooks on the canary Deployment's pods` });
+  if (spec.rollingStyle === 'CanaryWorkload' && spec.podUpdateTimeoutSeconds != null) issues.push({ path: 'spec.podUpdateTimeout', reason: `${NOT_YET}: a per-pod update timeout on the canary Deployment's pods` });
   // Traffic routing runs in place and blue-green (shared/rollout/blueGreen.ts) on the kinds whose
   // driver names a revision label the Services select on (WorkloadType.routesTraffic: a Deployment's
-  // pod-template-hash; shared/rollout/routing.ts); the canary Deployment and the other kinds are to
-  // come (docs/traffic.md).
+  // pod-template-hash; shared/rollout/routing.ts); beside the canary Deployment and on the other
+  // kinds it is to come (docs/traffic.md).
   if (spec.trafficRouting && spec.rollingStyle === 'CanaryWorkload') {
     issues.push({ path: `${at}.trafficRoutings`, reason: `${NOT_YET}: traffic routing through ${describeProvider(spec)} in a ${spec.rollingStyle} release` });
   } else if (spec.trafficRouting && !workloadTypeOf(spec.workloadRef.kind).routesTraffic) {

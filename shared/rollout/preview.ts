@@ -21,12 +21,17 @@ export interface ReleasePreview {
   batches: BatchPreview[];
 }
 
-export function previewBatches(kind: WorkloadKind, total: number, steps: readonly Step[]): ReleasePreview {
+/**
+ * `inPlace` false: a canary workload (Kruise's enableExtraWorkloadForCanary): the new pods run beside
+ * the workload's, which keeps all N on the stable revision until the end, and a percent is the plain
+ * ceil (arithmetic.ts batchTarget).
+ */
+export function previewBatches(kind: WorkloadKind, total: number, steps: readonly Step[], inPlace = true): ReleasePreview {
   return {
     replicas: total,
     batches: steps.map((s, i) => {
-      const updated = batchTarget(kind, s.replicas, total);
-      return { step: i + 1, replicas: s.replicas, updated, stable: total - updated, pause: stepPauseLabel(s.pause) };
+      const updated = batchTarget(kind, s.replicas, total, inPlace);
+      return { step: i + 1, replicas: s.replicas, updated, stable: inPlace ? total - updated : total, pause: stepPauseLabel(s.pause) };
     }),
   };
 }

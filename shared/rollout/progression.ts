@@ -186,9 +186,11 @@ function pushDistribute(d: Draft, rel: Release, onTarget: number, total: number)
 
 /** A move of the release toward `distribution`, with what the driver needs to carry it out. */
 function distributeAction(d: Draft, rel: Release, distribution: Distribution, final: boolean): Action {
+  const podMetadata = d.spec.patchPodTemplateMetadata;
   return {
     type: 'distribute', target: rel.targetRevision, distribution, strategy: rel.strategy, final, onDeletePolicy: onDeletePolicy(d),
     ...(isBlueGreen(d.spec, rel) ? { rollingStyle: 'BlueGreen' as const } : {}),
+    ...(podMetadata ? { podMetadata } : {}),
   };
 }
 

@@ -94,7 +94,9 @@ function toSpec(data: OurRolloutDoc, apiVersion: string, ctx: ParseContext, requ
     rollbackOnFailure: data.spec.rollbackOnFailure ?? false,
     windows: (data.spec.releaseWindows ?? []).map((w): ReleaseWindow => ({ ...w, days: [...w.days] })),
     startAt: data.spec.startAt === undefined ? null : new Date(data.spec.startAt).toISOString(),
-    deploymentStrategy: offered.length === 0 ? null : (requested ?? offered[0] ?? null),
+    // A canary-Deployment release is a strategy of its own (WorkloadType.canaryWorkload; rollingStyleOfDoc
+    // gives CanaryWorkload only to such kinds, and deploymentStrategy is refused beside it: trafficRules.ts).
+    deploymentStrategy: rollingStyle === 'CanaryWorkload' ? 'CanaryWorkload' : offered.length === 0 ? null : (requested ?? offered[0] ?? null),
     onDeletePolicy: workloadTypeOf(kind).onDelete ? (data.spec.onDeletePolicy ?? 'Automatic') : null,
     ...(data.spec.lifecycle ? { lifecycle: toLifecycle(data.spec.lifecycle) } : {}),
     ...(data.spec.podUpdateTimeout === undefined ? {} : { podUpdateTimeoutSeconds: seconds(data.spec.podUpdateTimeout) }),

@@ -462,6 +462,8 @@ export type Action =
     onDeletePolicy?: OnDeletePolicy;
     /** 'BlueGreen': `distribution[target]` new pods beside every pod of the old revision, none of which goes (shared/rollout/blueGreen.ts); absent = in place. */
     rollingStyle?: RollingStyle;
+    /** CanaryWorkload: the spec's patchPodTemplateMetadata, for the canary workload's pod template; absent = none. */
+    podMetadata?: PodTemplateMetadataPatch;
   };
 
 export interface RolloutEvent {

@@ -11,7 +11,13 @@
  * and we scale its ReplicaSets. The planner only records it and hands it to the driver.
  */
 export const DEPLOYMENT_STRATEGIES = ['MinReadySeconds', 'Partition'] as const;
-export type DeploymentStrategy = (typeof DEPLOYMENT_STRATEGIES)[number];
+/**
+ * Every strategy a release may run with: the in-place ones above, which spec.deploymentStrategy
+ * chooses, and CanaryWorkload, which Kruise's `enableExtraWorkloadForCanary: true` chooses for the
+ * kinds whose WorkloadType.canaryWorkload (a `<name>-canary` Deployment; docs/traffic.md).
+ */
+export const RELEASE_STRATEGIES = [...DEPLOYMENT_STRATEGIES, 'CanaryWorkload'] as const;
+export type DeploymentStrategy = (typeof RELEASE_STRATEGIES)[number];
 
 /** Whether a preUpdate pod hook can run before the very pod a batch replaces. */
 export type PreUpdateCapability =

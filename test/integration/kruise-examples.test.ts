@@ -17,7 +17,7 @@ function validate(file: string) {
 }
 
 const accepted: Record<string, RegExp> = {
-  'canary.yaml': /Deployment echoserver, 5 step\(s\).*traffic through Ingress echoserver \(nginx\): 20% → 40% → 60% → 80% → 100%; valid, but apply refuses it until serverless-rollouts runs spec\.strategy\.canary\.enableExtraWorkloadForCanary, spec\.strategy\.canary\.trafficRoutings/,
+  'canary.yaml': /Deployment echoserver, 5 step\(s\).*traffic through Ingress echoserver \(nginx\): 20% → 40% → 60% → 80% → 100%; valid, but apply refuses it until serverless-rollouts runs spec\.strategy\.canary\.trafficRoutings/,
   // Traffic routing in place on a Deployment runs (docs/traffic.md): nothing left for apply to refuse.
   'partition.yaml': /^OK .*Rollout default\/rollouts-demo → Deployment echoserver, 5 step\(s\): 20% → 40% → 60% → 80% → 100%; traffic through Ingress echoserver \(nginx\): 20% → - → - → - → -\n$/,
   // Blue-green of a Deployment runs (shared/rollout/blueGreen.ts), Kruise's way: no scale-down delay in a Kruise document.

@@ -50,6 +50,8 @@ async function plan(opts: PlanOptions, command: Command, io: CliIO): Promise<voi
   let kind: WorkloadKind;
   let steps: Step[];
   let header: string;
+  // A canary workload (enableExtraWorkloadForCanary) keeps every stable pod; --kind/--steps are in place.
+  let inPlace = true;
   if (opts.file !== undefined) {
     if (opts.kind !== undefined || opts.steps !== undefined) {
       command.error('error: --kind and --steps come from the file; do not combine them with -f', { exitCode: EXIT.usage, code: 'rollouts.usage' });
@@ -60,6 +62,7 @@ async function plan(opts: PlanOptions, command: Command, io: CliIO): Promise<voi
       const spec = parseRollout(docs[0]?.value, { cluster: 'local' });
       kind = spec.workloadRef.kind;
       steps = spec.steps;
+      inPlace = spec.rollingStyle !== 'CanaryWorkload';
       header = `Rollout: ${spec.namespace}/${spec.name}  Workload: ${kind} ${spec.workloadRef.name}  ${countLabel(kind)}: ${opts.replicas}`;
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
@@ -74,7 +77,7 @@ async function plan(opts: PlanOptions, command: Command, io: CliIO): Promise<voi
     steps = opts.steps;
     header = `Kind: ${kind}  ${countLabel(kind)}: ${opts.replicas}`;
   }
-  const preview = previewBatches(kind, opts.replicas, steps);
+  const preview = previewBatches(kind, opts.replicas, steps, inPlace);
   io.out(opts.json ? `${JSON.stringify(preview)}\n` : formatPlan(header, preview));
 }
 

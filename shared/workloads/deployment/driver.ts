@@ -1,7 +1,9 @@
-// The Deployment driver, in two strategies (README "Deployment strategies"): MinReadySeconds (the
+// The Deployment driver, in three strategies (README "Deployment strategies"): MinReadySeconds (the
 // default; the native RollingUpdate controller moves pods, paced by inflated minReadySeconds and a
-// per-batch budget) and Partition (held with spec.paused, pods moved by scaling ReplicaSets). The
-// Deployment's own annotations say which one a release in flight uses.
+// per-batch budget), Partition (held with spec.paused, pods moved by scaling ReplicaSets) and
+// CanaryWorkload (Kruise's enableExtraWorkloadForCanary: held with spec.paused, the new pods in a
+// `<name>-canary` Deployment; canaryWrites.ts). The Deployment's own annotations, or its canary
+// Deployment, say which one a release in flight uses.
 import type { FieldIssue } from '../../errors.ts';
 import type { KubeObject } from '../../kube/types.ts';
 import type { ClusterClient } from '../../ports.ts';
@@ -17,6 +19,8 @@ import { deploymentWrites } from './writes.ts';
 import { deploymentWatches } from './watches.ts';
 import { DEPLOYMENT_TYPE } from './type.ts';
 import { podViews } from '../common/podViews.ts';
+import { CANARY_OF, canaryName, readCanary } from './canaryObjects.ts';
+import { canaryReplicaSets } from './canaryView.ts';
 import { takesStrategicMerge, templateChangeWrite } from '../common/templateChange.ts';
 
 /**
@@ -38,13 +42,31 @@ async function observe(cluster: ClusterClient, namespace: string, ref: WorkloadR
     wantPods ? cluster.list('v1', 'Pod', namespace, selector) : Promise.resolve([]),
   ]);
   const obs: Observation = { ...base, workload, children, pods };
+  if (mayHaveCanary(obs)) {
+    const canary = await cluster.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: canaryName(ref.name) });
+    if (canary) obs.others = [canary];
+  }
   if (!wantPods && selector !== '' && podsNotReady(obs)) obs.pods = await cluster.list('v1', 'Pod', namespace, selector);
   const pending = pendingReplicaSetName(obs, originals.state === 'absent');
   if (pending !== null) {
     const holder = await cluster.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: pending });
-    if (holder) obs.others = [holder];
+    if (holder) obs.others = [...(obs.others ?? []), holder];
   }
   return obs;
+}
+
+/**
+ * The `<name>-canary` Deployment of a CanaryWorkload release (canaryObjects.ts) is read by name only
+ * when one may exist: a ReplicaSet of it is listed (they match the user's selector and carry
+ * CANARY_OF), or the Deployment is paused on a template none of its ReplicaSets holds yet (a release
+ * under way, where a canary just created has no ReplicaSet yet). A Deployment at rest reads no more.
+ */
+function mayHaveCanary(obs: Observation): boolean {
+  const d = obs.workload as KubeObject;
+  if (obs.children.some((rs) => rs.metadata.annotations?.[CANARY_OF] === d.metadata.name)) return true;
+  if (spec(d).paused !== true) return false;
+  const hash = revisionId(templateOf(d));
+  return !ownedReplicaSets(obs).some((rs) => revisionId(templateOf(rs)) === hash);
 }
 
 /**
@@ -93,8 +115,13 @@ function handBackSummary(d: KubeObject): string[] {
 /** Each revision's ReplicaSet (the newest, after a hash collision) and the pods it controls. */
 function revisionMembers(obs: Observation): RevisionMembers[] {
   const replicaSets = ownedReplicaSets(obs);
+  const canary = obs.workload ? readCanary(obs.workload, obs.others) : ({ state: 'absent' } as const);
+  // The canary Deployment's ReplicaSets hold the revision it was made from (canaryView.ts), first.
+  const canaryRevision = canary.state === 'ours' ? canary.revision : null;
+  const fromCanary = canaryReplicaSets(obs.children, canary);
   return deploymentView(obs).revisions.map((r) => {
-    const mine = replicaSets.filter((rs) => revisionId(templateOf(rs)) === r.id).sort((a, b) => created(b) - created(a));
+    const own = replicaSets.filter((rs) => revisionId(templateOf(rs)) === r.id);
+    const mine = [...(r.id === canaryRevision ? fromCanary : []), ...own].sort((a, b) => created(b) - created(a));
     const uids = new Set(mine.map((rs) => rs.metadata.uid));
     return { id: r.id, holder: mine[0] ?? null, pods: obs.pods.filter((p) => (p.metadata.ownerReferences ?? []).some((o) => o.controller === true && uids.has(o.uid))) };
   });
@@ -113,7 +140,8 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   watches: deploymentWatches,
   rbac: {
     reconcile: [
-      { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
+      // CanaryWorkload creates, scales and deletes the `<name>-canary` Deployment (canaryWrites.ts).
+      { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
       // The Partition strategy creates the new revision's ReplicaSet (after reading its name) and scales them.
       { apiGroup: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch', 'create', 'patch'] },
       // Listed while a MinReadySeconds release judges availability pod by pod.
@@ -134,8 +162,8 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
     counts: 'spec.replicas',
     readiness: 'new pods Available: Ready for the user\'s own minReadySeconds',
     hold: 'spec.paused: true at rest',
-    batch: 'MinReadySeconds (default): the native RollingUpdate controller, paced by an inflated minReadySeconds and a per-pass maxSurge/maxUnavailable; Partition: we scale the ReplicaSets, Recreate while two revisions run',
-    restore: 'one patch: the user\'s minReadySeconds, progressDeadlineSeconds, maxSurge and maxUnavailable (MinReadySeconds) or strategy (Partition), unpaused',
+    batch: 'MinReadySeconds (default): the native RollingUpdate controller, paced by an inflated minReadySeconds and a per-pass maxSurge/maxUnavailable; Partition: we scale the ReplicaSets, Recreate while two revisions run; CanaryWorkload: a canary Deployment (the name plus -canary) scaled up per step',
+    restore: 'one patch: the user\'s minReadySeconds, progressDeadlineSeconds, maxSurge and maxUnavailable (MinReadySeconds) or strategy (Partition), unpaused; CanaryWorkload: the canary Deployment deleted, then unpaused',
   },
   revisionHolder: 'ReplicaSet',
   revisionMembers,

@@ -4,6 +4,8 @@
 //    as Available once Ready for the user's ORIGINAL minReadySeconds (the inflated field makes the
 //    controller's own counts useless);
 //  - Partition: held by spec.paused, ReplicaSet counts as the controller reports them;
+//  - CanaryWorkload: held by spec.paused, the new revision's pods in the `<name>-canary` Deployment
+//    (canaryView.ts);
 //  - at rest: held by spec.paused.
 import { resolveRollingBudget } from '../../rollout/arithmetic.ts';
 import type { DeploymentStrategy, RevisionView, WorkloadView } from '../../rollout/types.ts';
@@ -18,6 +20,8 @@ import { readOriginals, type OriginalsRead } from './originals.ts';
 import { newReplicaSetName } from './replicaSetName.ts';
 import { activePodsOrder } from '../common/podOrder.ts';
 import { revisionId } from './revision.ts';
+import { readCanary } from './canaryObjects.ts';
+import { canaryBlocked, canaryHeld, canaryObserved, withCanaryPods } from './canaryView.ts';
 
 const MISSING: WorkloadView = {
   kind: 'Deployment', exists: false, replicas: 0, templateRevision: '', revisions: [], held: false,
@@ -33,9 +37,11 @@ export function deploymentView(obs: Observation): WorkloadView {
   const originals = readOriginals(d);
   const strategy = userRollingStrategy(d, originals);
   const budget = resolveRollingBudget(total, strategy.rollingUpdate?.maxSurge, strategy.rollingUpdate?.maxUnavailable);
+  const canary = readCanary(d, obs.others);
   const observed =
     num(status(d).observedGeneration, -1) >= num(d.metadata.generation) &&
-    owned.every((rs) => num(status(rs).observedGeneration, -1) >= num(rs.metadata.generation));
+    owned.every((rs) => num(status(rs).observedGeneration, -1) >= num(rs.metadata.generation)) &&
+    canaryObserved(canary);
   const counting = availabilityRule(obs, originals);
   const templateRevision = revisionId(templateOf(d));
   return {
@@ -44,17 +50,17 @@ export function deploymentView(obs: Observation): WorkloadView {
     replicas: total,
     templateRevision,
     templateImages: images(templateOf(d)),
-    revisions: revisionViews(owned, counting),
-    held: spec(d).paused === true || originals.state !== 'absent',
+    revisions: withCanaryPods(revisionViews(owned, counting), canary),
+    held: canaryHeld(d, canary) || originals.state !== 'absent',
     observed,
     nativeComplete: nativeComplete(d, total, observed),
     maxSurge: budget.maxSurge,
     maxUnavailable: budget.maxUnavailable,
     problems: problems(obs, strategy.type, originals, owned, templateRevision),
-    strategy: strategyInFlight(d, originals),
+    strategy: canary.state === 'ours' ? 'CanaryWorkload' : strategyInFlight(d, originals),
     nextAvailableAt: counting.pods ? nextAvailableAt(counting.pods, counting.minReadySeconds, counting.now) : null,
     toReplace: oldPods(obs, owned, templateRevision),
-    blocked: null,
+    blocked: canaryBlocked(d, canary, owned.some((rs) => revisionId(templateOf(rs)) === templateRevision)),
     blockers: blockers(obs, owned),
   };
 }

@@ -9,15 +9,21 @@ import { minReadyWrites } from './minReadyWrites.ts';
 import { partitionWrites } from './partitionWrites.ts';
 import { deploymentView } from './view.ts';
 import { deletionCostWrites } from './deletionCost.ts';
+import { canaryWrites } from './canaryWrites.ts';
 
 export function deploymentWrites(obs: Observation, actions: Action[], view: WorkloadView = deploymentView(obs)): KubeWrite[] {
   const strategy = view.strategy ?? requested(actions) ?? DEFAULT_DEPLOYMENT_STRATEGY;
   // Steering first: the pods a scale-down may take are marked before the move that scales down.
   const first = actions.flatMap((a) => (a.type === 'replace-first' ? a.pods : []));
-  return [...deletionCostWrites(obs, first), ...(strategy === 'Partition' ? partitionWrites(obs, actions, view) : minReadyWrites(obs, actions, view))];
+  return [...deletionCostWrites(obs, first), ...byStrategy(strategy)(obs, actions, view)];
 }
 
 function requested(actions: Action[]): DeploymentStrategy | null {
   for (const a of actions) if ((a.type === 'distribute' || a.type === 'restore-template') && a.strategy !== null) return a.strategy;
   return null;
+}
+
+function byStrategy(strategy: DeploymentStrategy): (obs: Observation, actions: Action[], view: WorkloadView) => KubeWrite[] {
+  if (strategy === 'CanaryWorkload') return canaryWrites;
+  return strategy === 'Partition' ? partitionWrites : minReadyWrites;
 }

@@ -25,6 +25,8 @@ describe('previewBatches', () => {
     const steps: Step[] = [{ replicas: '90%', pause: { type: 'timed', seconds: 30 } }];
     assert.deepEqual(previewBatches('Deployment', 5, steps).batches[0], { step: 1, replicas: '90%', updated: 4, stable: 1, pause: '30s' });
     assert.deepEqual(previewBatches('StatefulSet', 5, steps).batches[0], { step: 1, replicas: '90%', updated: 5, stable: 0, pause: '30s' });
+    // A canary Deployment (Kruise's canary style): the plain ceil, and all N stable pods stay until the end.
+    assert.deepEqual(previewBatches('Deployment', 5, steps, false).batches[0], { step: 1, replicas: '90%', updated: 5, stable: 5, pause: '30s' });
   });
 
   test('clamps int steps larger than the workload', () => {
