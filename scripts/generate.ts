@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HOOKS_CLUSTER_ROLE, ROLLOUTS_CLUSTER_ROLE, VIEW_CLUSTER_ROLE } from '../shared/kube/roles.ts';
+import { CANARY_CLUSTER_ROLE, HOOKS_CLUSTER_ROLE, ROLLOUTS_CLUSTER_ROLE, VIEW_CLUSTER_ROLE } from '../shared/kube/roles.ts';
 import type { ResourceAccess, WorkloadDriver } from '../shared/workloads/driver.ts';
 import { productRbac, trafficGrants } from '../shared/traffic/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../shared/workloads/registry.ts';
@@ -95,7 +95,7 @@ export function rbacRules(access: readonly ResourceAccess[], order: readonly Res
 }
 
 /**
- * The manifest with the rules of its three ClusterRoles replaced by the product's union (the drivers',
+ * The manifest with the rules of its four ClusterRoles replaced by the product's union (the drivers',
  * and for the reconcile role the traffic providers' and the Services'); its prose and policy kept.
  */
 export function rbacManifest(current: string): string {
@@ -105,6 +105,7 @@ export function rbacManifest(current: string): string {
     [ROLLOUTS_CLUSTER_ROLE]: rbacRules(required.reconcile, [...declared((d) => d.rbac.reconcile), ...trafficGrants().flatMap((g) => g.reconcile)]),
     [VIEW_CLUSTER_ROLE]: rbacRules(required.view, declared((d) => d.rbac.view)),
     [HOOKS_CLUSTER_ROLE]: rbacRules(required.hooks, declared((d) => d.rbac.hooks ?? [])),
+    [CANARY_CLUSTER_ROLE]: rbacRules(required.canary, declared((d) => d.rbac.canaryWorkload ?? [])),
   };
   let out = current;
   for (const [name, rules] of Object.entries(roles)) {

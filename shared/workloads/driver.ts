@@ -71,6 +71,11 @@ export interface DriverRbac {
    * kind's steering writes. Bound per namespace, only where Rollouts use hooks.
    */
   readonly hooks?: readonly ResourceAccess[];
+  /**
+   * What a canary workload adds (ClusterRole serverless-rollouts-canary): creating and deleting a
+   * workload of the kind beside the user's. Bound per namespace, only where Rollouts use it.
+   */
+  readonly canaryWorkload?: readonly ResourceAccess[];
 }
 
 /** What the driver does, in words for people: `rollouts plan --kind`, the README's table of kinds. */

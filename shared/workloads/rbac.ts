@@ -11,6 +11,8 @@ export interface RequiredRbac {
   view: ResourceAccess[];
   /** The ClusterRole `serverless-rollouts-hooks` (pod hooks), bound per namespace where hooks run. */
   hooks: ResourceAccess[];
+  /** The ClusterRole `serverless-rollouts-canary` (the canary Deployment), bound per namespace where Rollouts use it. */
+  canary: ResourceAccess[];
 }
 
 const VERB_ORDER: readonly KubeVerb[] = ['get', 'list', 'watch', 'create', 'patch', 'delete'];
@@ -24,6 +26,7 @@ export function requiredRbac(drivers: readonly WorkloadDriver[], others: readonl
     reconcile: union([...drivers.flatMap((d) => d.rbac.reconcile), ...others.flatMap((o) => o.reconcile)]),
     view: union(drivers.flatMap((d) => d.rbac.view)),
     hooks: union(drivers.flatMap((d) => d.rbac.hooks ?? [])),
+    canary: union(drivers.flatMap((d) => d.rbac.canaryWorkload ?? [])),
   };
 }
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { Engine, Scenario, CLUSTER, sleep, type Snapshot } from '../../bench/testbed/engine.ts';
 import { KRUISE_API_VERSION, parseRollout } from '../../shared/rollout/spec.ts';
+import { bindCanaryRole } from '../support/hooksRbac.ts';
 
 const V1 = 'registry.invalid/web:v1';
 const V2 = 'registry.invalid/web:v2';
@@ -29,8 +30,10 @@ describe('a canary-Deployment release (Kruise enableExtraWorkloadForCanary) on t
   after(async () => { await engine?.stop(); });
 
   /** Namespace, Deployment `web` (N pods of V1, the user's strategy) and the Kruise v1beta1 Rollout, held at rest. */
-  async function started(prefix: string): Promise<{ s: Scenario; atRest: V1Deployment }> {
+  async function started(prefix: string, opts: { canaryRole?: boolean } = {}): Promise<{ s: Scenario; atRest: V1Deployment }> {
     const namespace = await engine.cluster.createNamespace(prefix);
+    // The operator binds serverless-rollouts-canary where Rollouts use the canary style (infra/k8s/rollouts-rbac.yaml).
+    if (opts.canaryRole !== false) await bindCanaryRole(engine.cluster.admin, namespace);
     await engine.cluster.createDeployment(namespace, 'web', { replicas: N, image: V1, strategy: USER_STRATEGY, minReadySeconds: 1 });
     const s = new Scenario(engine, namespace);
     await s.waitForPods(V1, N);
@@ -155,6 +158,18 @@ describe('a canary-Deployment release (Kruise enableExtraWorkloadForCanary) on t
     assert.deepEqual(ourAnnotations(x.deployment), []);
     assert.deepEqual(x.userPods.map((p) => p.metadata?.uid).sort(), stableUids, 'the stable pods were never replaced');
     assert.equal(ready(x.userPods), N);
+  });
+
+  it('without the serverless-rollouts-canary role bound in the namespace, the release stops at its first step naming the forbidden create, and the user\'s Deployment keeps its pods', async () => {
+    const { s, atRest } = await started('canary-norole', { canaryRole: false });
+    const stableUids = (await snapshot(s)).userPods.map((p) => p.metadata?.uid).sort();
+    await s.setImage(V2);
+    const x = await until(s, (y) => /forbidden/i.test(y.state.message ?? ''), 'the forbidden create named in the rollout\'s message');
+    assert.match(x.state.message ?? '', /deployments/, 'the message names the resource');
+    assert.equal(x.canary, null, 'no canary Deployment');
+    assert.equal(x.deployment.spec?.paused, true, 'the user\'s Deployment stays held');
+    assert.deepEqual(x.deployment.spec?.strategy, atRest.spec?.strategy);
+    assert.deepEqual(x.userPods.map((p) => p.metadata?.uid).sort(), stableUids, 'no stable pod was replaced');
   });
 
   it('a Rollout deleted mid-release deletes the canary Deployment and hands the user\'s Deployment back', async () => {

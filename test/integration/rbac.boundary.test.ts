@@ -65,13 +65,11 @@ describe('the product\'s Kubernetes user holds exactly the documented role', () 
     return list.items[0]?.metadata?.name as string;
   };
   const cases: [string, () => Promise<string[]>][] = [
-    // Deployments may be created and deleted (a CanaryWorkload release's `<name>-canary`:
-    // shared/workloads/deployment/driver.ts); no other workload kind may.
-    ['delete a StatefulSet', async () => ['delete', 'statefulset', 'web', '-n', namespace]],
+    ['delete the Deployment', async () => ['delete', 'deployment', 'web', '-n', namespace]],
     ['read a Secret', async () => ['get', 'secret', 'db-password', '-n', namespace, '-o', 'yaml']],
     ['list Secrets', async () => ['get', 'secrets', '-n', namespace]],
     ['read a ConfigMap', async () => ['get', 'configmaps', '-n', namespace]],
-    ['create a Job', async () => ['create', 'job', 'intruder', '-n', namespace, '--image=registry.invalid/x:1']],
+    ['create a Deployment', async () => ['create', 'deployment', 'intruder', '-n', namespace, '--image=registry.invalid/x:1']],
     ['replace (update) the Deployment instead of patching it', async () => ['replace', '-f', '-', '-n', namespace]],
     ['scale the Deployment through its scale subresource', async () => ['scale', 'deployment', 'web', '-n', namespace, '--replicas=5']],
     ['write the Deployment\'s status', async () => ['patch', 'deployment', 'web', '-n', namespace, '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":9}}']],

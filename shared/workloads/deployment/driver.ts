@@ -140,8 +140,8 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
   watches: deploymentWatches,
   rbac: {
     reconcile: [
-      // CanaryWorkload creates, scales and deletes the `<name>-canary` Deployment (canaryWrites.ts).
-      { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+      // CanaryWorkload also reads and scales the `<name>-canary` Deployment (canaryWrites.ts).
+      { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
       // The Partition strategy creates the new revision's ReplicaSet (after reading its name) and scales them.
       { apiGroup: 'apps', resource: 'replicasets', verbs: ['get', 'list', 'watch', 'create', 'patch'] },
       // Listed while a MinReadySeconds release judges availability pod by pod.
@@ -151,6 +151,11 @@ export const deploymentDriver: WorkloadDriver<'Deployment'> = {
       { apiGroup: '', resource: 'pods/exec', verbs: ['get', 'create'] },
       // pod-deletion-cost on the pods whose preUpdate succeeded: the ReplicaSet controller deletes them first.
       { apiGroup: '', resource: 'pods', verbs: ['patch'] },
+    ],
+    // CanaryWorkload creates and deletes the `<name>-canary` Deployment (canaryWrites.ts): a grant
+    // that reaches every Deployment of the namespace, so it is a role of its own, bound only where used.
+    canaryWorkload: [
+      { apiGroup: 'apps', resource: 'deployments', verbs: ['create', 'delete'] },
     ],
     view: [
       { apiGroup: 'apps', resource: 'deployments', verbs: ['get'] },

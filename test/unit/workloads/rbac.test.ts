@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { KUBERNETES_GROUP, KUBERNETES_VIEW_GROUP } from '../../../infra/constructs/ClusterAccess.ts';
-import { HOOKS_CLUSTER_ROLE } from '../../../shared/kube/roles.ts';
+import { CANARY_CLUSTER_ROLE, HOOKS_CLUSTER_ROLE } from '../../../shared/kube/roles.ts';
 import { productRbac } from '../../../shared/traffic/rbac.ts';
 import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments } from '../../support/rbacManifest.ts';
 
@@ -30,6 +30,15 @@ describe('infra/k8s/rollouts-rbac.yaml', () => {
     assert.deepEqual(bindings, [], 'bound per namespace with a RoleBinding, where Rollouts use hooks');
     const reconcile = new Set(grantsOfRules(clusterRole(KUBERNETES_GROUP).rules));
     assert.ok(!reconcile.has('/pods/exec create') && !reconcile.has('/pods patch'), 'the cluster-wide role has no exec and no pod patch');
+  });
+
+  it(`grants creating and deleting Deployments (the canary Deployment) only in ${CANARY_CLUSTER_ROLE}, which nothing binds cluster-wide`, () => {
+    assert.deepEqual(grantsOfRules(clusterRole(CANARY_CLUSTER_ROLE).rules), grantsOfAccess(required.canary), `expected rules:\n${asYaml(required.canary)}`);
+    assert.deepEqual(grantsOfAccess(required.canary), ['apps/deployments create', 'apps/deployments delete']);
+    const bindings = rbacDocuments().filter((d) => d.kind === 'ClusterRoleBinding' && d.roleRef.name === CANARY_CLUSTER_ROLE);
+    assert.deepEqual(bindings, [], 'bound per namespace with a RoleBinding, where Rollouts use the canary style');
+    const reconcile = new Set(grantsOfRules(clusterRole(KUBERNETES_GROUP).rules));
+    assert.ok(!reconcile.has('apps/deployments create') && !reconcile.has('apps/deployments delete'), 'the cluster-wide role creates and deletes no workload');
   });
 
   it('covers the Kruise workloads, and the watch of every kind', () => {
