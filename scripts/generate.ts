@@ -96,14 +96,14 @@ export function rbacRules(access: readonly ResourceAccess[], order: readonly Res
 
 /**
  * The manifest with the rules of its four ClusterRoles replaced by the product's union (the drivers',
- * and for the reconcile role the traffic providers' and the Services'); its prose and policy kept.
+ * and for the reconcile and view roles the traffic providers' and the Services'); its prose and policy kept.
  */
 export function rbacManifest(current: string): string {
   const required = productRbac();
   const declared = (pick: (d: WorkloadDriver) => readonly ResourceAccess[]): ResourceAccess[] => DRIVERS.flatMap(pick);
   const roles: Record<string, string> = {
     [ROLLOUTS_CLUSTER_ROLE]: rbacRules(required.reconcile, [...declared((d) => d.rbac.reconcile), ...trafficGrants().flatMap((g) => g.reconcile)]),
-    [VIEW_CLUSTER_ROLE]: rbacRules(required.view, declared((d) => d.rbac.view)),
+    [VIEW_CLUSTER_ROLE]: rbacRules(required.view, [...declared((d) => d.rbac.view), ...trafficGrants().flatMap((g) => g.view)]),
     [HOOKS_CLUSTER_ROLE]: rbacRules(required.hooks, declared((d) => d.rbac.hooks ?? [])),
     [CANARY_CLUSTER_ROLE]: rbacRules(required.canary, declared((d) => d.rbac.canaryWorkload ?? [])),
   };

@@ -2,11 +2,18 @@
 // ReplicaSet/ControllerRevision → pods tree of `rollouts get`. Read from the cluster on each call
 // (never stored) with the workload driver's own observe, asked for the pods — one GET of the
 // workload and LISTs of its revisions and pods. Exactly what the read-only ClusterRole serverless-rollouts-view
-// (infra/k8s/rollouts-rbac.yaml, the drivers' rbac.view) allows. Only an API given cluster access
+// (infra/k8s/rollouts-rbac.yaml, the drivers' rbac.view and, for a routed Rollout, the providers') allows. Only an API given cluster access
 // (`deps.clusters`) can answer; others say so with a 503 that the CLI shows instead of the tree.
+// A Rollout with trafficRoutings also gets its router and Services read, summarised exactly as the
+// reconcile plans with them (trafficView, shared/traffic/observe.ts): what the router carries now,
+// for the dashboard. The providers' `view` grants allow those reads.
 import { NotFoundError } from '../errors.ts';
 import type { RolloutKey } from '../rollout/types.ts';
-import type { Observation } from '../workloads/driver.ts';
+import { observeTraffic, trafficView } from '../traffic/observe.ts';
+import type { RolloutSpec } from '../rollout/types.ts';
+import type { TrafficView } from '../rollout/trafficTypes.ts';
+import type { ClusterClient } from '../ports.ts';
+import type { Observation, WorkloadDriver } from '../workloads/driver.ts';
 import { driverFor } from '../workloads/registry.ts';
 import { HttpError, json } from './httpError.ts';
 import type { RouteContext } from './routes.ts';
@@ -19,6 +26,15 @@ export type { WorkloadPod, WorkloadRevision } from './workloadViews.ts';
 
 export interface WorkloadResponse extends WorkloadView {
   rollout: RolloutKey;
+  /** The router now, for a Rollout with trafficRoutings; absent without. */
+  traffic?: WorkloadTraffic;
+}
+
+export interface WorkloadTraffic {
+  /** What the reconcile would read this instant (which of the spec's routings the router carries, what the Services select); null when it could not be read. */
+  view: TrafficView | null;
+  /** Why the router or the Services could not be read (the tree is still shown); null when they were. */
+  error: string | null;
 }
 
 export async function rolloutWorkload({ params, deps }: RouteContext): Promise<ApiResponse> {
@@ -29,8 +45,9 @@ export async function rolloutWorkload({ params, deps }: RouteContext): Promise<A
   const ref = spec.spec.workloadRef;
   const driver = driverFor(ref.kind);
   let observed: Observation;
+  let client: ClusterClient;
   try {
-    const client = await deps.clusters.client(key.cluster);
+    client = await deps.clusters.client(key.cluster);
     // Every pod, also where the counts need none (a Deployment at rest): the tree shows them.
     observed = await driver.observe(client, key.namespace, ref, deps.clock.now(), { pods: true });
   } catch (err) {
@@ -38,5 +55,16 @@ export async function rolloutWorkload({ params, deps }: RouteContext): Promise<A
   }
   if (!observed.workload) throw new NotFoundError(`${ref.kind} ${key.namespace}/${ref.name} does not exist in cluster "${key.cluster}"`);
   const body: WorkloadResponse = { rollout: key, ...workloadView(driver, observed, deps.clock.now().getTime()) };
+  if (spec.spec.trafficRouting) body.traffic = await readTraffic(client, spec.spec, driver, observed);
   return json(200, body);
+}
+
+/** The router and both Services, as the reconcile's pass reads them; a failed read is said, not thrown (the tree stands without it). */
+async function readTraffic(client: ClusterClient, spec: RolloutSpec, driver: WorkloadDriver, observed: Observation): Promise<WorkloadTraffic> {
+  try {
+    const obs = await observeTraffic(client, spec);
+    return { view: obs ? trafficView(spec, obs, driver.revisionMembers(observed), driver.revisionLabel ?? null) : null, error: null };
+  } catch (err) {
+    return { view: null, error: `reading the router of trafficRoutings[0] failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }

@@ -1,7 +1,8 @@
 // The product's Kubernetes RBAC: the workload drivers' grants and the traffic providers', with the
 // Services every provider routes between (SERVICES_RBAC). scripts/generate.ts writes the rules of
-// infra/k8s/rollouts-rbac.yaml from this (test/unit/workloads/rbac.test.ts checks it grants exactly this). Only the reconcile role takes the providers'
-// grants: the API's read-only routes read no router (their `view` grants wait for a route that does).
+// infra/k8s/rollouts-rbac.yaml from this (test/unit/workloads/rbac.test.ts checks it grants exactly this). The reconcile role takes the providers'
+// `reconcile` grants; the API's read-only role their `view` grants (get/list), for the workload route's
+// reading of a routed Rollout's router and Services (shared/api/workloadRoutes.ts, the dashboard's traffic).
 import { requiredRbac, type RequiredRbac } from '../workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../workloads/registry.ts';
 import type { ProviderRbac } from './provider.ts';

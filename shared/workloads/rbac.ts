@@ -21,10 +21,11 @@ const VERB_ORDER: readonly KubeVerb[] = ['get', 'list', 'watch', 'create', 'patc
  * `others`: grants of units beside the drivers, in the drivers' shape: the traffic providers and the
  * Services they route between (shared/traffic/rbac.ts adds them; the whole product's role is that).
  */
-export function requiredRbac(drivers: readonly WorkloadDriver[], others: readonly { reconcile: readonly ResourceAccess[] }[] = []): RequiredRbac {
+export function requiredRbac(drivers: readonly WorkloadDriver[], others: readonly { reconcile: readonly ResourceAccess[]; view?: readonly ResourceAccess[] }[] = []): RequiredRbac {
   return {
     reconcile: union([...drivers.flatMap((d) => d.rbac.reconcile), ...others.flatMap((o) => o.reconcile)]),
-    view: union(drivers.flatMap((d) => d.rbac.view)),
+    // The API's workload route reads a routed Rollout's router and Services too (shared/api/workloadRoutes.ts).
+    view: union([...drivers.flatMap((d) => d.rbac.view), ...others.flatMap((o) => o.view ?? [])]),
     hooks: union(drivers.flatMap((d) => d.rbac.hooks ?? [])),
     canary: union(drivers.flatMap((d) => d.rbac.canaryWorkload ?? [])),
   };

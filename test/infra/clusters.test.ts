@@ -8,6 +8,7 @@ import { statementsOf } from './grants.ts';
 import { FULL_CONTEXT, logicalId, resources, synth } from '../../infra/synth.ts';
 import { watchTargets } from '../../shared/watch/mapping.ts';
 import { ROUTING_WATCHES } from '../../shared/traffic/registry.ts';
+import { trafficGrants } from '../../shared/traffic/rbac.ts';
 import { requiredRbac } from '../../shared/workloads/rbac.ts';
 import { WORKLOAD_DRIVERS } from '../../shared/workloads/registry.ts';
 import { clusterRole, grantsOfAccess, grantsOfRules, rbacDocuments, type RbacRule } from '../support/rbacManifest.ts';
@@ -58,9 +59,9 @@ describe('EKS access entries', () => {
       [group, [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }]]));
   });
 
-  it('gives the read-only group exactly what the drivers\' observe reads for the workload route, get and list only', () => {
+  it('gives the read-only group exactly what the workload route reads (the drivers\' observe, a routed Rollout\'s router and Services), get and list only', () => {
     const granted = grantsOfRules(clusterRole(KUBERNETES_VIEW_GROUP).rules);
-    assert.deepEqual(granted, grantsOfAccess(requiredRbac(Object.values(WORKLOAD_DRIVERS)).view));
+    assert.deepEqual(granted, grantsOfAccess(requiredRbac(Object.values(WORKLOAD_DRIVERS), trafficGrants()).view));
     assert.ok(granted.every((g) => / (get|list)$/.test(g)), granted.join(', '));
   });
 

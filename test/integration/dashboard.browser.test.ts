@@ -3,20 +3,24 @@
 // processes, the release started from the CLI, Approve and Abort clicked on the page, then local mode
 // stopped and started again (on another port). The page is loaded once: every change after that
 // must arrive by itself (its polling), never by a reload. Every status it shows uses glyphs common
-// fonts draw, and the list and the rollout page say the same status for the same state.
+// fonts draw, and the list and the rollout page say the same status for the same state. Last, a
+// routed Rollout (trafficRoutings through an ingress-nginx Ingress) shows each step's traffic beside
+// its pods, the weight its router carries as read from the cluster, and what its step waits for.
 // A screenshot of each stage goes to a temporary directory (printed as a diagnostic); with
 // ROLLOUTS_UPDATE_SCREENSHOT=1 the "awaiting approval" one also replaces docs/dashboard.png.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { AppsV1Api, CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../../bench/testbed/kube.ts';
 import { launchChromium, type ChromiumInfo } from '../support/browser.ts';
 import { REPO_ROOT } from '../../bench/testbed/cliProcess.ts';
 import { DashboardProcess } from '../support/dashboardProcess.ts';
-import { assertReadableStatuses as assertPageReadable, screenshot as screenshotOf } from '../support/dashboardPage.ts';
+import { assertReadableStatuses as assertPageReadable, loadedOnce, markLoaded, screenshot as screenshotOf } from '../support/dashboardPage.ts';
 import { ServeProcess, cleanEnv, rolloutsAt } from '../../bench/testbed/localModeProcess.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
 
@@ -151,6 +155,72 @@ describe('the dashboard in Chromium, against local mode', () => {
     await waitFor(async () => (await page.locator('.problem[role="alert"]').count()) === 0, { message: 'the problem to go away', timeoutMs: 30_000 });
     assert.equal(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce), true, 'the page was not reloaded');
     t.diagnostic(`screenshot: ${await screenshot('7-local-mode-back')}`);
+  });
+
+  test('a routed rollout shows each step\'s traffic, the weight its router carries, and what its step waits for', async (t) => {
+    // The user's Deployment, Service and Ingress, created as kubectl would (the sandbox's admin).
+    const admin = loadKubeConfig(path.join(home, 'kubeconfig'));
+    const labels = { app: 'shop' };
+    await admin.makeApiClient(AppsV1Api).createNamespacedDeployment({ namespace: 'default', body: {
+      metadata: { name: 'shop', labels },
+      spec: { replicas: 4, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
+    } });
+    await admin.makeApiClient(CoreV1Api).createNamespacedService({ namespace: 'default', body: { metadata: { name: 'shop' }, spec: { selector: labels, ports: [{ port: 80 }] } } });
+    const networking = admin.makeApiClient(NetworkingV1Api);
+    await networking.createNamespacedIngress({ namespace: 'default', body: {
+      metadata: { name: 'shop' },
+      spec: { ingressClassName: 'nginx', rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { number: 80 } } } }] } }] },
+    } });
+    // ingress-nginx has no "live" signal: each change waits the grace period (20 s: many polls of the page).
+    const file = path.join(home, 'shop-rollout.json');
+    writeFileSync(file, JSON.stringify({
+      apiVersion: 'rollouts.kruise.io/v1beta1', kind: 'Rollout', metadata: { name: 'shop', namespace: 'default' },
+      spec: {
+        workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
+        strategy: { canary: {
+          steps: [{ replicas: 1, traffic: '20%', pause: {} }, { replicas: '50%', traffic: '50%', pause: {} }, { replicas: '100%' }],
+          trafficRoutings: [{ service: 'shop', gracePeriodSeconds: 20, ingress: { name: 'shop' } }],
+        } },
+      },
+    }));
+    const applied = await rollouts('apply', '-f', file);
+    assert.equal(applied.code, 0, applied.err);
+    await waitFor(async () => JSON.parse((await rollouts('get', 'shop', '-o', 'json')).out).state.stableRevision, { message: 'shop to be adopted', timeoutMs: 60_000, intervalMs: 300 });
+
+    await page.goto(`${dashboard.url}#/rollouts/local/default/shop`);
+    await markLoaded(page);
+    const now = page.locator('[data-testid="traffic-now"]');
+    await waitFor(async () => (await now.getAttribute('data-weight')) === '0', { message: 'the page to show the original routing', timeoutMs: 30_000 });
+    assert.equal(await now.innerText(), 'the original routing (nothing to the canary)');
+    assert.equal(await page.locator('[data-testid="traffic-router"]').innerText(), 'ingress/shop');
+    assert.deepEqual(await page.locator('[data-testid="step-traffic"]').allInnerTexts(), ['traffic 20%', 'traffic 50%', 'traffic original']);
+    assert.match(await page.locator('[data-testid="step-1"]').innerText(), /Step 1: 1 of 4 pods, traffic 20%/);
+
+    const released = await rollouts('release', 'shop', '--image', 'app=nginx:1.28');
+    assert.equal(released.code, 0, released.err);
+    // Step 1's pod is Available: the canary Service, then the 20 %, each given the grace period.
+    const waiting = page.locator('[data-testid="traffic-waiting"]');
+    const grace = /^ingress\/shop: waiting 20s \(gracePeriodSeconds\) for the change to reach the proxy \(grace period 20s: \d+s left\)$/;
+    // One render read at once: the panel's waiting line and the status's cause say the same wait.
+    const shown = () => page.locator('body').evaluate((body) => ({
+      waiting: body.querySelector('[data-testid="traffic-waiting"]')?.textContent ?? null,
+      cause: body.querySelector('[data-testid="cause-kind"]')?.textContent ?? null,
+    }));
+    const seen = await waitFor(async () => { const v = await shown(); return v.waiting !== null && grace.test(v.waiting) ? v : null; }, { message: 'the page to show step 1 waiting out the grace period', timeoutMs: 90_000, intervalMs: 200 });
+    assert.equal(seen.cause, 'Traffic');
+    t.diagnostic(`screenshot: ${await screenshot('8-traffic-waiting')}`);
+
+    const reason = page.locator('.status [data-testid="reason"]');
+    await waitFor(async () => /awaiting approval/.test(await reason.innerText()), { message: 'step 1 to await approval once its traffic is live', timeoutMs: 90_000 });
+    await waitFor(async () => (await now.getAttribute('data-weight')) === '20', { message: 'the page to show the 20 % the router carries', timeoutMs: 30_000 });
+    assert.equal(await now.innerText(), '20% to the canary (step 1)');
+    assert.equal(await waiting.count(), 0, 'nothing waits on the router any more');
+    // What the page says is what the cluster's canary Ingress says (ingress-nginx's annotation).
+    const canary = await networking.readNamespacedIngress({ namespace: 'default', name: 'shop-canary' });
+    assert.equal(canary.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20');
+    assert.equal(await loadedOnce(page), true, 'the page was not reloaded');
+    await assertReadableStatuses();
+    t.diagnostic(`screenshot: ${await screenshot('9-traffic-20')}`);
   });
 });
 

@@ -4,9 +4,10 @@
 // SigV4-verifying Function URL, against the real local control plane. The provider authenticates as
 // a user bound ONLY to the read-only group `serverless-rollouts-view` of infra/k8s/rollouts-rbac.yaml
 // (what the API role's access entries map to), and the apiserver's audit log shows what it asked for.
+// A routed Rollout's router and Services are read by the same identity (the dashboard's traffic).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppsV1Api, AuthorizationV1Api, CoreV1Api, KubeConfig, type V1StatefulSet } from '@kubernetes/client-node';
+import { AppsV1Api, AuthorizationV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, type V1StatefulSet } from '@kubernetes/client-node';
 import { createApiHandler } from '../../functions/api/createHandler.ts';
 import { KUBERNETES_VIEW_GROUP } from '../../infra/constructs/ClusterAccess.ts';
 import type { WorkloadResponse } from '../../shared/api/workloadRoutes.ts';
@@ -22,6 +23,7 @@ import { testObservability } from '../support/fakes/observability.ts';
 import { startTestCluster, type TestCluster } from '../../bench/testbed/kube.ts';
 import { waitFor } from '../../bench/testbed/wait.ts';
 import { productRbac } from '../../shared/traffic/rbac.ts';
+import { trafficKey } from '../../shared/rollout/trafficTypes.ts';
 
 const CLUSTER = 'local';
 const VIEW_USER = 'rollouts-api';
@@ -101,6 +103,13 @@ before(async () => {
   };
   const apps = cluster.admin.makeApiClient(AppsV1Api);
   await apps.createNamespacedStatefulSet({ namespace, body: statefulSet });
+  // A routed one: its Service and an ingress-nginx Ingress, as the user has them.
+  await cluster.createDeployment(namespace, 'shop', { replicas: 2, image: 'registry.invalid/shop:v1' });
+  await cluster.admin.makeApiClient(CoreV1Api).createNamespacedService({ namespace, body: { metadata: { name: 'shop' }, spec: { selector: { app: 'shop' }, ports: [{ port: 80 }] } } });
+  await cluster.admin.makeApiClient(NetworkingV1Api).createNamespacedIngress({ namespace, body: {
+    metadata: { name: 'shop' },
+    spec: { ingressClassName: 'nginx', rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { number: 80 } } } }] } }] },
+  } });
   await waitFor(async () => (await apps.readNamespacedDeployment({ name: 'web', namespace })).status?.readyReplicas === 3, { message: 'deployment web ready' });
   await waitFor(async () => (await apps.readNamespacedStatefulSet({ name: 'db', namespace })).status?.readyReplicas === 2, { message: 'statefulset db ready' });
   // The view binding is created with the rest of rollouts-rbac.yaml; wait until the authorizer has it.
@@ -145,15 +154,32 @@ describe('the deployed API serves the workload tree with a view-only identity', 
     assert.deepEqual(body.revisions[0]?.pods.map((p) => `${p.name}:${p.ready}`), ['db-0:true', 'db-1:true']);
   });
 
+  test('GET .../workload of a routed Rollout reads its Ingress and Services: the router carries the original routing', async () => {
+    const doc = rolloutDoc('shop', 'Deployment');
+    doc.spec.strategy.canary = { steps: [{ replicas: 1, traffic: '20%', pause: {} }, { replicas: '100%' }], trafficRoutings: [{ service: 'shop', ingress: { name: 'shop' } }] } as never;
+    const put = await call({ method: 'PUT', path: `/v1/rollouts/${CLUSTER}/${namespace}/shop`, body: JSON.stringify(doc) });
+    assert.equal(put.status, 201, put.text);
+    const res = await call({ method: 'GET', path: `/v1/rollouts/${CLUSTER}/${namespace}/shop/workload` });
+    assert.equal(res.status, 200, res.text);
+    const body = res.json as unknown as WorkloadResponse;
+    assert.equal(body.traffic?.error, null, res.text);
+    assert.deepEqual([body.traffic?.view?.router, body.traffic?.view?.converged, body.traffic?.view?.problem], ['ingress/shop', [trafficKey(null)], null]);
+  });
+
   test('the apiserver served those reads as get and list within serverless-rollouts-view, none refused', () => {
     const events = cluster.auditEvents().slice(auditMark).filter((e) => e.user.username === VIEW_USER);
     assert.ok(events.length > 0, 'no audited request of the view-only user');
-    assert.deepEqual(events.filter((e) => e.responseStatus?.code !== 200).map((e) => `${e.verb} ${e.requestURI} → ${e.responseStatus?.code}`), []);
+    // Before a release the routed Rollout's shop-canary Service and Ingress do not exist: 404, not a refusal.
+    const absentCanary = (e: (typeof events)[number]) => e.responseStatus?.code === 404 && e.verb === 'get' && e.objectRef?.name === 'shop-canary';
+    assert.deepEqual(events.filter((e) => e.responseStatus?.code !== 200 && !absentCanary(e)).map((e) => `${e.verb} ${e.requestURI} → ${e.responseStatus?.code}`), []);
     const used = [...new Set(events.map((e) => `${e.verb} ${e.objectRef?.apiGroup ?? ''}/${e.objectRef?.resource ?? ''}`))].sort();
-    assert.deepEqual(used, ['get apps/deployments', 'get apps/statefulsets', 'list /pods', 'list apps/controllerrevisions', 'list apps/replicasets']);
+    assert.deepEqual(used, [
+      'get /services', 'get apps/deployments', 'get apps/statefulsets', 'get networking.k8s.io/ingresses',
+      'list /pods', 'list apps/controllerrevisions', 'list apps/replicasets',
+    ]);
   });
 
-  test('the view-only identity may get and list exactly the five resources, and nothing else the write role may do', async () => {
+  test('the view-only identity may get and list exactly what the view role grants, and nothing else the write role may do', async () => {
     const decisions = await Promise.all(WRITE_ROLE_VERBS.map(async ([group, resource, sub, verb]) =>
       [`${verb} ${group}/${resource}${sub ? `/${sub}` : ''}`, await viewerMay(group, resource, sub, verb)] as const));
     const allowed = decisions.filter(([, ok]) => ok).map(([what]) => what).sort();

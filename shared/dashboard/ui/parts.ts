@@ -7,6 +7,7 @@ import type { HistoryEntry } from '../../ports.ts';
 import { instant } from '../../rollout/message.ts';
 import type { ReleaseState, RolloutSpec, Step } from '../../rollout/types.ts';
 import { html } from './html.ts';
+import { stepTrafficText } from './trafficModel.ts';
 
 export function StatusLine({ spec, state, now }: { spec: RolloutSpec; state: ReleaseState; now: Date }) {
   const cause = state.cause ?? null;
@@ -52,7 +53,9 @@ export function Steps({ spec, state, replicas, now }: { spec: RolloutSpec; state
         return html`
           <li class=${`step step-${status}`} data-testid=${`step-${i + 1}`} data-status=${status}>
             <span class="mark">${mark}</span>
-            <span>Step ${i + 1}: ${String(step.replicas)}${replicas === null ? '' : ` of ${replicas} pods`} ${pauseText(step)}</span>
+            <span>Step ${i + 1}: ${String(step.replicas)}${replicas === null ? '' : ` of ${replicas} pods`}${spec.trafficRouting
+              ? html`, <span class="step-traffic" data-testid="step-traffic">traffic ${stepTrafficText(step)}</span>`
+              : null} ${pauseText(step)}</span>
             ${status === 'current' ? html`<span class="now" data-testid="step-now">${stepStateLabel(spec, state, now)}</span>` : null}
           </li>`;
       })}

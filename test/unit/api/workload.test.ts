@@ -6,6 +6,7 @@ import type { KubeObject } from '../../../shared/kube/types.ts';
 import { revisionId } from '../../../shared/workloads/deployment/revision.ts';
 import { MemoryCluster } from '../../support/fakes/memoryCluster.ts';
 import { V1, V2, pod as setPod, revision as setRevision, statefulSet } from '../workloads/statefulSetFixtures.ts';
+import { trafficKey } from '../../../shared/rollout/trafficTypes.ts';
 import { PATH, api, rolloutDoc, seedRollout } from './apiFixtures.ts';
 
 const NS = 'shop';
@@ -137,6 +138,56 @@ describe('GET .../workload (the live workload behind a rollout)', () => {
       [2, V2, 0, ['web-2:false']],
       [1, V1, 2, ['web-0:true', 'web-1:true']],
     ]);
+  });
+
+  test('a Rollout with trafficRoutings: the router and Services read as the reconcile reads them, naming the routing the router carries', async () => {
+    const cluster = clusterWithARelease();
+    cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } });
+    cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: { rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } });
+    const a = api({ clusters: { client: async () => cluster } });
+    const doc = rolloutDoc({ steps: [{ replicas: 1, traffic: '20%', pause: {} }, { replicas: '100%' }] });
+    (doc.spec as Record<string, unknown>).strategy = { canary: { ...((doc.spec as { strategy: { canary: object } }).strategy.canary), trafficRoutings: [{ service: 'web', gracePeriodSeconds: 5, ingress: { name: 'web' } }] } };
+    await seedRollout(a, doc);
+
+    const res = await a.call('GET', `${PATH}/workload`);
+
+    assert.equal(res.status, 200, res.body);
+    const traffic = res.json.traffic as { view: { router: string; converged: string[]; stableNarrowedTo: string | null; canarySelects: string | null; problem: string | null }; error: string | null };
+    assert.equal(traffic.error, null);
+    // No canary Ingress and the user's Service untouched: the router carries the original routing only.
+    assert.deepEqual(
+      { router: traffic.view.router, converged: traffic.view.converged, narrowed: traffic.view.stableNarrowedTo, canary: traffic.view.canarySelects, problem: traffic.view.problem },
+      { router: 'ingress/web', converged: [trafficKey(null)], narrowed: null, canary: null, problem: null },
+    );
+  });
+
+  test('a Rollout with trafficRoutings whose router cannot be read: the tree, and why the router is missing from it', async () => {
+    const cluster = clusterWithARelease();
+    const refusing = new Proxy(cluster, {
+      get: (target, prop, receiver) => (prop === 'get'
+        ? async (ref: { kind: string }) => { if (ref.kind !== 'Deployment') throw new Error(`forbidden: User "api" cannot get resource "${ref.kind}"`); return target.get(ref as never); }
+        : Reflect.get(target, prop, receiver)),
+    });
+    const a = api({ clusters: { client: async () => refusing } });
+    const doc = rolloutDoc({ steps: [{ replicas: 1, traffic: '20%', pause: {} }, { replicas: '100%' }] });
+    (doc.spec as Record<string, unknown>).strategy = { canary: { ...((doc.spec as { strategy: { canary: object } }).strategy.canary), trafficRoutings: [{ service: 'web', ingress: { name: 'web' } }] } };
+    await seedRollout(a, doc);
+
+    const res = await a.call('GET', `${PATH}/workload`);
+
+    assert.equal(res.status, 200, res.body);
+    assert.equal((res.json.revisions as unknown[]).length, 2);
+    assert.deepEqual(res.json.traffic, { view: null, error: 'reading the router of trafficRoutings[0] failed: forbidden: User "api" cannot get resource "Ingress"' });
+  });
+
+  test('a Rollout without trafficRoutings reads no router', async () => {
+    const cluster = clusterWithARelease();
+    const a = api({ clusters: { client: async () => cluster } });
+    await seedRollout(a);
+
+    const res = await a.call('GET', `${PATH}/workload`);
+
+    assert.equal('traffic' in res.json, false);
   });
 
   test('answers 503 with a clear message when the API has no cluster access', async () => {
