@@ -20,26 +20,13 @@ import type { KubeObject } from '../../kube/types.ts';
 import type { WorkloadView } from '../../rollout/types.ts';
 import { spec } from '../common/objects.ts';
 import { strategyOf } from './deploymentObjects.ts';
-import { inflation, liveOriginals, originalAnnotations, type Originals } from './originals.ts';
+import { takeOverPatch, type Originals, type TakeOverPatch } from './originals.ts';
 
-export interface BlueGreenPatch {
-  spec: Record<string, unknown>;
-  annotations: Record<string, string>;
-  reasons: string[];
-}
+export type BlueGreenPatch = TakeOverPatch;
 
 /** One pass of a blue-green batch: take over (first pass) or keep the inflation, and set the surge to the batch. */
 export function blueGreenPace(d: KubeObject, originals: Originals | null, view: WorkloadView, target: string, wanted: number): BlueGreenPatch {
-  const out: BlueGreenPatch = { spec: {}, annotations: {}, reasons: [] };
-  if (originals === null) {
-    Object.assign(out.annotations, originalAnnotations(liveOriginals(d)));
-    out.reasons.push('take over: snapshot the user\'s fields into rollouts.kruise.io/original-*');
-  }
-  const inflate = inflation(d);
-  if (Object.keys(inflate).length > 0) {
-    Object.assign(out.spec, inflate);
-    out.reasons.push(originals === null ? 'inflate minReadySeconds and progressDeadlineSeconds' : 're-inflate minReadySeconds/progressDeadlineSeconds (someone lowered them)');
-  }
+  const out = takeOverPatch(d, originals);
   const surge = blueGreenSurge(view, target, wanted);
   if (surge === null) {
     // No pod of the new revision is asked for (N = 0): 0/0 is refused by the apiserver, so hold by pausing.

@@ -18,7 +18,7 @@ import { chooseBudget, type Budget, type BudgetInput } from './budget.ts';
 import { resolveRollingBudget } from '../../rollout/arithmetic.ts';
 import { INFLATED_MIN_READY_SECONDS, deploymentGuard, revisionNumber, strategyOf } from './deploymentObjects.ts';
 import {
-  droppedOriginals, inflation, liveOriginals, originalAnnotations, readOriginals, restoredFields, type Originals,
+  droppedOriginals, readOriginals, restoredFields, takeOverPatch, type Originals,
 } from './originals.ts';
 import { revisionId, withoutHashLabel } from './revision.ts';
 import { ownedReplicaSets } from './view.ts';
@@ -150,16 +150,7 @@ export function minReadyWrites(obs: Observation, actions: Action[], view: Worklo
 /** One pass of a batch: take over (first pass) or keep the inflation, and set this pass's budget. */
 function pace(d: KubeObject, originals: Originals | null, view: WorkloadView, target: string, distribution: Distribution): Patch & { budget: Budget } {
   const budget = chooseBudget(budgetInput(d, view, target, distribution[target] ?? 0));
-  const out: Patch & { budget: Budget } = { spec: {}, annotations: {}, reasons: [], budget };
-  if (originals === null) {
-    Object.assign(out.annotations, originalAnnotations(liveOriginals(d)));
-    out.reasons.push('take over: snapshot the user\'s fields into rollouts.kruise.io/original-*');
-  }
-  const inflate = inflation(d);
-  if (Object.keys(inflate).length > 0) {
-    Object.assign(out.spec, inflate);
-    out.reasons.push(originals === null ? 'inflate minReadySeconds and progressDeadlineSeconds' : 're-inflate minReadySeconds/progressDeadlineSeconds (someone lowered them)');
-  }
+  const out: Patch & { budget: Budget } = { ...takeOverPatch(d, originals), budget };
   if (budget.hold) {
     // The batch stands where it should; no valid budget would keep the controller from adding to it.
     if (spec(d).paused !== true) {

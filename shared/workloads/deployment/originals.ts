@@ -111,6 +111,32 @@ export function inflation(d: KubeObject): Record<string, number> {
   return out;
 }
 
+/** A Deployment patch in the making: spec fields, annotations, and why, for the write's reason. */
+export interface TakeOverPatch {
+  spec: Record<string, unknown>;
+  annotations: Record<string, string>;
+  reasons: string[];
+}
+
+/**
+ * The start of every pass that paces a batch through the native controller (MinReadySeconds and
+ * blue-green): the user's fields snapshotted on the first pass (`originals` null), and the inflation
+ * put back wherever it is not.
+ */
+export function takeOverPatch(d: KubeObject, originals: Originals | null): TakeOverPatch {
+  const out: TakeOverPatch = { spec: {}, annotations: {}, reasons: [] };
+  if (originals === null) {
+    Object.assign(out.annotations, originalAnnotations(liveOriginals(d)));
+    out.reasons.push('take over: snapshot the user\'s fields into rollouts.kruise.io/original-*');
+  }
+  const inflate = inflation(d);
+  if (Object.keys(inflate).length > 0) {
+    Object.assign(out.spec, inflate);
+    out.reasons.push(originals === null ? 'inflate minReadySeconds and progressDeadlineSeconds' : 're-inflate minReadySeconds/progressDeadlineSeconds (someone lowered them)');
+  }
+  return out;
+}
+
 /** What a hand-back leaves on the Deployment, for people (the CLI's `delete`). */
 export function describeOriginals(o: Originals): string[] {
   const v = (x: number | string | null, unset: string) => (x === null ? `${unset} (unset, the Kubernetes default)` : String(x));
