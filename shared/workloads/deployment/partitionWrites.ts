@@ -78,7 +78,7 @@ export function partitionWrites(obs: Observation, actions: Action[], view: Workl
           // otherwise remove them late (soak: 3 Available of 4 under maxUnavailable 0). Only within
           // N + maxSurge: the other ReplicaSets may ask for pods the controller has not created yet,
           // and it creates them all on its return (soak: a take-back to 4 asked for 7 of 5 + 1).
-          let asked = [...activeNow.values()].reduce((n, r) => n + r, 0);
+          let asked = sumOf(activeNow.values());
           for (const [id, replicas] of moves) {
             const rs = rsById.get(id);
             const wanted = rs ? num(spec(rs).replicas) : 0;
